@@ -1,0 +1,70 @@
+"""Read `katas/catalogue.toml`, the one list of katas, their order, titles and hints."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOGUE = ROOT / "katas" / "catalogue.toml"
+
+
+@dataclass(frozen=True)
+class Kata:
+    number: int
+    name: str
+    title: str
+    summary: str
+    hints: tuple[str, ...]
+
+    @property
+    def stub(self) -> Path:
+        return ROOT / "katas" / f"{self.name}.py"
+
+    @property
+    def reference(self) -> Path:
+        return ROOT / "reference" / f"{self.name}.py"
+
+    @property
+    def tests(self) -> Path:
+        return ROOT / "tests" / f"test_{self.name}.py"
+
+    @property
+    def page(self) -> Path:
+        return ROOT / "docs" / "katas" / f"{self.name}.md"
+
+    @property
+    def mistakes(self) -> Path:
+        return ROOT / "tests" / "mistakes" / self.name
+
+    def hint_ref(self, n: int) -> str:
+        """Where a learner reads hint `n`, as said in test failure messages."""
+        return f"hint {n}: `python -m katas hint {self.name} {n}` or docs/katas/{self.name}.md"
+
+
+@cache
+def katas() -> tuple[Kata, ...]:
+    """All katas in catalogue order."""
+    with CATALOGUE.open("rb") as f:
+        entries = tomllib.load(f)["kata"]
+    return tuple(
+        Kata(
+            number=i,
+            name=e["name"],
+            title=e["title"],
+            summary=e["summary"],
+            hints=tuple(e["hints"]),
+        )
+        for i, e in enumerate(entries, start=1)
+    )
+
+
+def get(name: str) -> Kata:
+    """The kata called `name`, or a ValueError that lists the real names."""
+    for kata in katas():
+        if kata.name == name:
+            return kata
+    names = ", ".join(k.name for k in katas())
+    raise ValueError(f"no kata called {name!r}; the katas are: {names}")

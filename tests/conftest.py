@@ -1,0 +1,201 @@
+"""The harness every kata's tests run on.
+
+- `--impl katas|reference` picks the package under test (default: `katas`, your own code);
+  `--impl-file PATH` loads one file instead (the mistake corpus uses it).
+- The `kata` fixture is the module under test; tests call functions through it.
+- The `device` fixture runs a test once on cpu (marked `cpu`) and once on cuda (marked `cuda`,
+  skipped with "needs a CUDA device" unless `--require-cuda`, which makes that an error).
+- Every test ends up marked `cpu` or `cuda`, never both, never neither.
+- Global torch state (default dtype and device, grad mode, anomaly mode) is restored after
+  every test.
+- Hypothesis profiles: `dev` (default), `ci`, `thorough`; pick one with KATAS_HYPOTHESIS_PROFILE.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from hypothesis import settings
+
+from katas import _catalogue
+
+PROFILE_VAR = "KATAS_HYPOTHESIS_PROFILE"
+settings.register_profile("dev", deadline=None, report_multiple_bugs=False)
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    report_multiple_bugs=False,
+)
+settings.register_profile("thorough", max_examples=2000, deadline=None, report_multiple_bugs=False)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("katas")
+    group.addoption(
+        "--impl",
+        choices=("katas", "reference"),
+        default="katas",
+        help="which package to test: your katas (default) or the reference solutions",
+    )
+    group.addoption(
+        "--impl-file",
+        type=Path,
+        default=None,
+        help="test this one file in place of the kata module (used by the mistake corpus)",
+    )
+    group.addoption(
+        "--require-cuda",
+        action="store_true",
+        help="treat a missing CUDA device as an error instead of skipping the cuda tier",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    profile = os.environ.get(PROFILE_VAR, "dev")
+    if profile not in ("dev", "ci", "thorough"):
+        raise pytest.UsageError(f"{PROFILE_VAR}={profile!r}: expected dev, ci or thorough")
+    settings.load_profile(profile)
+    impl_file = config.getoption("impl_file")
+    if impl_file is not None and not impl_file.is_file():
+        raise pytest.UsageError(f"--impl-file {impl_file}: no such file")
+
+
+# --- choosing what is tested ------------------------------------------------------------------
+
+
+def kata_of(module) -> _catalogue.Kata | None:
+    """The catalogue entry whose tests live in `module` (tests/test_<name>.py), if any."""
+    stem = module.__name__.rpartition(".")[2]
+    name = stem.removeprefix("test_")
+    return next((k for k in _catalogue.katas() if k.name == name), None)
+
+
+_loaded: dict[tuple[str, str], object] = {}
+
+
+def _load(config: pytest.Config, kata: _catalogue.Kata):
+    impl_file = config.getoption("impl_file")
+    impl = config.getoption("impl")
+    key = (str(impl_file) if impl_file else impl, kata.name)
+    if key in _loaded:
+        return _loaded[key]
+    where = impl_file or Path(impl) / f"{kata.name}.py"
+    try:
+        if impl_file is not None:
+            spec = importlib.util.spec_from_file_location(f"_impl_{kata.name}", impl_file)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module
+            spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(f"{impl}.{kata.name}")
+    except Exception as err:  # a learner's syntax error is reported, not a traceback dump
+        pytest.fail(
+            f"could not import {where} ({type(err).__name__}: {err}). "
+            "Fix that first: no test of this kata can run until the file imports.",
+            pytrace=False,
+        )
+    _loaded[key] = module
+    return module
+
+
+@pytest.fixture(scope="module")
+def kata(request: pytest.FixtureRequest):
+    """The kata module under test: katas/<name>.py, reference/<name>.py or --impl-file."""
+    entry = kata_of(request.module)
+    if entry is None:
+        pytest.fail(f"{request.module.__name__} is not tests/test_<name>.py of a catalogued kata")
+    return _load(request.config, entry)
+
+
+# --- devices and tiers ------------------------------------------------------------------------
+
+
+@pytest.fixture(
+    scope="session",
+    params=[
+        pytest.param("cpu", marks=pytest.mark.cpu, id="cpu"),
+        pytest.param("cuda", marks=pytest.mark.cuda, id="cuda"),
+    ],
+)
+def device(request: pytest.FixtureRequest) -> torch.device:
+    """The device a test runs on: the same body runs on cpu and, where there is one, on cuda."""
+    return torch.device(request.param)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects, so `-m cpu` sees the added marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    cuda_ok = torch.cuda.is_available()
+    n_gpus = torch.cuda.device_count() if cuda_ok else 0
+    unmarked_tier = []
+    for item in items:
+        tiers = {m.name for m in item.iter_markers() if m.name in ("cpu", "cuda")}
+        if not tiers and "device" not in item.fixturenames:
+            item.add_marker(pytest.mark.cpu)
+            tiers = {"cpu"}
+        if len(tiers) != 1:
+            unmarked_tier.append(f"{item.nodeid} (marked: {sorted(tiers) or 'nothing'})")
+            continue
+        if "cuda" in tiers and not cuda_ok and not config.getoption("require_cuda"):
+            item.add_marker(pytest.mark.skip(reason="needs a CUDA device"))
+        if item.get_closest_marker("multi_gpu") is not None:
+            if "cuda" not in tiers:
+                unmarked_tier.append(f"{item.nodeid} (multi_gpu without cuda)")
+            elif n_gpus < 2:
+                item.add_marker(pytest.mark.skip(reason="needs two or more CUDA devices"))
+    if unmarked_tier:
+        raise pytest.UsageError(
+            "every test must be marked exactly one of cpu or cuda:\n  " + "\n  ".join(unmarked_tier)
+        )
+    wants_cuda = any(item.get_closest_marker("cuda") for item in items)
+    if config.getoption("require_cuda") and not cuda_ok and wants_cuda:
+        raise pytest.UsageError(
+            f"--require-cuda: torch {torch.__version__} sees no CUDA device "
+            "(torch.cuda.is_available() is False)"
+        )
+
+
+# --- global torch state -----------------------------------------------------------------------
+
+
+def _torch_state() -> dict[str, object]:
+    return {
+        "default dtype": torch.get_default_dtype(),
+        "default device": torch.get_default_device(),
+        "grad mode": torch.is_grad_enabled(),
+        "anomaly mode": (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
+    }
+
+
+def _restore(saved: dict[str, object]) -> None:
+    torch.set_default_dtype(saved["default dtype"])
+    torch.set_default_device(saved["default device"])
+    torch.set_grad_enabled(saved["grad mode"])
+    torch.set_anomaly_enabled(*saved["anomaly mode"])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem):
+    """Autouse guard around every test (setup, call and teardown): put torch's globals back.
+
+    A hook rather than a fixture, so that hypothesis tests get it too and no test can opt out.
+    """
+    saved = _torch_state()
+    try:
+        return (yield)
+    finally:
+        if _torch_state() != saved:
+            _restore(saved)
+
+
+# --- progress, for learners -------------------------------------------------------------------
+
+pytest_plugins = ["tests.progress"]

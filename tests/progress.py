@@ -1,0 +1,99 @@
+"""Where a learner stands: a pytest plugin that sums up each kata's tests in catalogue order.
+
+With `--impl katas` (the default), a test that fails only because a stub still raises
+NotImplementedError gets a one-line report instead of a traceback, and the run ends with a table:
+done, in progress or not started, and what to do next.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+from katas import _catalogue
+
+_stats: dict[str, dict[str, int]] = defaultdict(
+    lambda: {"passed": 0, "failed": 0, "todo": 0, "skipped": 0}
+)
+
+
+def _kata_name(nodeid: str) -> str | None:
+    path = nodeid.split("::", 1)[0]
+    stem = path.rpartition("/")[2].removesuffix(".py")
+    names = {k.name for k in _catalogue.katas()}
+    name = stem.removeprefix("test_")
+    return name if name in names else None
+
+
+def _learner_mode(config: pytest.Config) -> bool:
+    return config.getoption("impl") == "katas" and config.getoption("impl_file") is None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    report = yield
+    excinfo = call.excinfo
+    if (
+        report.failed
+        and excinfo is not None
+        and excinfo.errisinstance(NotImplementedError)
+        and _kata_name(item.nodeid)
+    ):
+        report.user_properties.append(("not_implemented", str(excinfo.value)))
+        if _learner_mode(item.config):
+            report.longrepr = (
+                f"NotImplementedError: {excinfo.value} (not written yet: "
+                f"katas/{_kata_name(item.nodeid)}.py)"
+            )
+    return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    name = _kata_name(report.nodeid)
+    if name is None or not (report.when == "call" or report.outcome != "passed"):
+        return
+    counts = _stats[name]
+    if report.skipped:
+        counts["skipped"] += 1
+    elif report.failed:
+        todo = any(key == "not_implemented" for key, _ in report.user_properties)
+        counts["todo" if todo else "failed"] += 1
+    else:
+        counts["passed"] += 1
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    if not _learner_mode(config):
+        return
+    stats = _stats
+    if not stats:
+        return
+    tr = terminalreporter
+    tr.section("your katas")
+    next_up = None
+    for kata in _catalogue.katas():
+        if kata.name not in stats:
+            continue
+        c = stats[kata.name]
+        if c["failed"]:
+            state = f"in progress: {c['failed']} failing, {c['todo']} not written"
+        elif c["todo"] and c["passed"]:
+            state = f"in progress: {c['todo']} tests wait for unwritten functions"
+        elif c["todo"]:
+            state = "not started"
+        else:
+            state = "done"
+        if state != "done" and next_up is None:
+            next_up = kata
+        skipped = f" ({c['skipped']} cuda tests skipped)" if c["skipped"] else ""
+        tr.write_line(f"{kata.number}. {kata.name:<18} {state}{skipped}")
+    if next_up is None:
+        tr.write_line("All katas that ran are done. Well done!")
+    else:
+        tr.write_line("")
+        tr.write_line(
+            f"Next: katas/{next_up.name}.py ({next_up.title}). Read docs/katas/{next_up.name}.md, "
+            f"run `pytest tests/test_{next_up.name}.py`, "
+            f"and `python -m katas hint {next_up.name}` when stuck."
+        )

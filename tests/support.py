@@ -1,0 +1,112 @@
+"""Helpers for kata tests: failure messages for learners, and simulated GPUs.
+
+Messages follow one shape: what was called, what came back, what was expected, and which hint
+helps. Use `Say(__name__)` at the top of tests/test_<name>.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator
+from unittest import mock
+
+import pytest
+import torch
+
+from katas import _catalogue
+
+
+class Raised:
+    """What `Say.raises` caught."""
+
+    value: BaseException | None = None
+
+
+class Say:
+    """Builds learner-facing failure messages for one kata."""
+
+    def __init__(self, test_module: str) -> None:
+        name = test_module.rpartition(".")[2].removeprefix("test_")
+        self.kata = _catalogue.get(name)
+
+    def __call__(self, call: str, problem: str, *, hint: int) -> str:
+        """`{kata}.{call} {problem} ({hint})`, e.g. say("try_gpu(0)", "returned 'cuda:0' ...")."""
+        if not 1 <= hint <= len(self.kata.hints):
+            raise ValueError(f"{self.kata.name} has no hint {hint}")
+        return f"{self.kata.name}.{call} {problem} ({self.kata.hint_ref(hint)})"
+
+    @contextlib.contextmanager
+    def raises(
+        self, exc: type[BaseException], call: str, *, hint: int, match: str | None = None
+    ) -> Iterator[Raised]:
+        """Expect `exc` (with `match` in its message) from the block, and explain anything else.
+
+        Yields a `Raised` whose `.value` is the exception, for checks on its message.
+        NotImplementedError passes through untouched, so an unwritten stub reads as unwritten.
+        """
+        raised = Raised()
+        try:
+            yield raised
+        except NotImplementedError:
+            raise
+        except exc as err:
+            if match is not None and not re.search(match, str(err)):
+                pytest.fail(
+                    self(
+                        call,
+                        f"raised {type(err).__name__}({str(err)!r}), but the message should "
+                        f"mention {match!r}",
+                        hint=hint,
+                    ),
+                    pytrace=False,
+                )
+            raised.value = err
+            return
+        except Exception as err:
+            pytest.fail(
+                self(
+                    call,
+                    f"raised {type(err).__name__}: {err}; expected {exc.__name__}",
+                    hint=hint,
+                ),
+                pytrace=False,
+            )
+        pytest.fail(
+            self(call, f"returned normally; expected it to raise {exc.__name__}", hint=hint),
+            pytrace=False,
+        )
+
+
+def same_device(a: torch.device, b: torch.device) -> bool:
+    """Equal type and index, with a missing index read as 0 (`cuda` is `cuda:0` here)."""
+    return a.type == b.type and (a.index or 0) == (b.index or 0)
+
+
+@contextlib.contextmanager
+def fake_gpus(n: int) -> Iterator[None]:
+    """Make torch believe there are `n` CUDA GPUs (0 to 8). Never allocate on them.
+
+    Patches both `torch.cuda.*` and `torch.accelerator.*`, since code may ask either.
+    """
+    accelerator = torch.device("cuda") if n else None
+    patches = {
+        (torch.cuda, "is_available"): lambda: n > 0,
+        (torch.cuda, "device_count"): lambda: n,
+        (torch.accelerator, "is_available"): lambda: n > 0,
+        (torch.accelerator, "device_count"): lambda: n,
+        (torch.accelerator, "current_accelerator"): lambda check_available=False: accelerator,
+    }
+    with contextlib.ExitStack() as stack:
+        for (owner, attr), fake in patches.items():
+            stack.enter_context(mock.patch.object(owner, attr, fake))
+        yield
+
+
+def real_world(device: torch.device) -> contextlib.AbstractContextManager[None]:
+    """The machine a device-parametrized test body sees.
+
+    On the cuda case, the real machine; on the cpu case, a machine with no GPU, so the same body
+    exercises the CPU path even on a GPU host.
+    """
+    return contextlib.nullcontext() if device.type == "cuda" else fake_gpus(0)
