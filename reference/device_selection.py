@@ -1,0 +1,116 @@
+"""Device selection: find the GPUs torch can see, pick one, and fall back to the CPU.
+
+Device-agnostic code decides on a `torch.device` once, at the start, and passes it around.
+"""
+
+from __future__ import annotations
+
+import re
+
+import torch
+
+_ID = re.compile(r"[0-9]+")
+
+
+def _gpu_count() -> int:
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def _existing(n: int) -> str:
+    if n == 0:
+        return "no CUDA device (only cpu)"
+    return f"{n} CUDA device(s): " + ", ".join(f"cuda:{k}" for k in range(n))
+
+
+def try_gpu(i: int = 0) -> torch.device:
+    """Return `cuda:i` if at least `i + 1` CUDA devices exist, otherwise the CPU.
+
+    >>> try_gpu(0)   # on a laptop without a GPU
+    device(type='cpu')
+    """
+    if isinstance(i, bool) or not isinstance(i, int):
+        raise TypeError(f"try_gpu(i={i!r}): i must be an int, not {type(i).__name__}")
+    if i < 0:
+        raise ValueError(f"try_gpu(i={i}): a GPU index cannot be negative")
+    if _gpu_count() >= i + 1:
+        return torch.device("cuda", i)
+    return torch.device("cpu")
+
+
+def try_all_gpus() -> list[torch.device]:
+    """Return every CUDA device, `[cuda:0, ..., cuda:n-1]`, or `[cpu]` when there is none."""
+    return [torch.device("cuda", k) for k in range(_gpu_count())] or [torch.device("cpu")]
+
+
+def pick_device(
+    requested: str | torch.device | None = None, *, disable_cuda: bool = False
+) -> torch.device:
+    """Turn a request (say, a `--device` flag) into a checked `torch.device`.
+
+    `None` means "the best there is": `cuda:0` when CUDA is available and not disabled (say, by
+    a `--disable-cuda` flag), else the CPU. An explicit request is parsed and checked against
+    this machine; anything impossible raises ValueError naming what was asked and what exists.
+    """
+    n = 0 if disable_cuda else _gpu_count()
+    if requested is None:
+        return torch.device("cuda", 0) if n else torch.device("cpu")
+
+    if isinstance(requested, torch.device):
+        device = requested
+    elif isinstance(requested, str):
+        try:
+            device = torch.device(requested)
+        except RuntimeError:
+            raise ValueError(
+                f"pick_device({requested!r}): not a device torch understands; "
+                "try 'cpu', 'cuda' or 'cuda:1'"
+            ) from None
+    else:
+        raise TypeError(
+            f"pick_device({requested!r}): expected a str, a torch.device or None, "
+            f"not {type(requested).__name__}"
+        )
+
+    if device.type == "cuda":
+        if disable_cuda:
+            raise ValueError(f"pick_device({requested!r}): CUDA is disabled; use 'cpu'")
+        index = device.index or 0
+        if index >= n:
+            raise ValueError(
+                f"pick_device({requested!r}): asked for cuda:{index}, "
+                f"but this machine has {_existing(n)}"
+            )
+    return device
+
+
+def physical_gpu_id(logical: int, visible: str | None) -> int:
+    """Map the in-process GPU `cuda:logical` to its physical id under `CUDA_VISIBLE_DEVICES`.
+
+    `visible` is the variable's value: `None` when unset (every GPU, in order), `""` for none,
+    or ids such as `"2,0"` (then `cuda:0` is physical GPU 2). Unlike CUDA, which silently stops
+    at the first bad entry, any malformed value raises ValueError.
+    """
+    if isinstance(logical, bool) or not isinstance(logical, int) or logical < 0:
+        raise ValueError(f"physical_gpu_id: logical index {logical!r} must be an int >= 0")
+    if visible is None:
+        return logical
+    if visible.strip() == "":
+        raise ValueError(
+            f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU; there is no cuda:{logical}"
+        )
+    ids: list[int] = []
+    for entry in visible.split(","):
+        entry = entry.strip()
+        if not _ID.fullmatch(entry):
+            raise ValueError(
+                f"CUDA_VISIBLE_DEVICES={visible!r}: entry {entry!r} is not a non-negative GPU id"
+            )
+        if int(entry) in ids:
+            raise ValueError(f"CUDA_VISIBLE_DEVICES={visible!r}: GPU {int(entry)} is listed twice")
+        ids.append(int(entry))
+    if logical >= len(ids):
+        raise ValueError(
+            f"CUDA_VISIBLE_DEVICES={visible!r} makes {len(ids)} GPU(s) visible; "
+            f"there is no cuda:{logical}"
+        )
+    return ids[logical]

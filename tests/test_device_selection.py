@@ -1,0 +1,282 @@
+"""Tests for katas/device_selection.py.
+
+The cpu tier simulates machines with 0 to 8 GPUs (tests.support.fake_gpus) and never allocates
+on them; the cuda tier checks the same things on a real GPU.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from tests.strategies import gpu_counts
+from tests.support import Say, fake_gpus, real_world
+
+say = Say(__name__)
+pytestmark = pytest.mark.filterwarnings("error")
+
+
+def expected_gpu(i: int, n: int) -> torch.device:
+    return torch.device("cuda", i) if i < n else torch.device("cpu")
+
+
+def check_device(call: str, got, want: torch.device, hint: int) -> None:
+    assert isinstance(got, torch.device), say(
+        call, f"returned {got!r}, a {type(got).__name__}; expected a torch.device", hint=hint
+    )
+    assert (got.type, got.index) == (want.type, want.index), say(
+        call, f"returned {got}; expected {want}", hint=hint
+    )
+
+
+# --- try_gpu and try_all_gpus -----------------------------------------------------------------
+
+
+@given(n=gpu_counts, i=st.integers(0, 10))
+def test_try_gpu_gives_that_gpu_only_if_it_exists(kata, n, i):
+    with fake_gpus(n):
+        got = kata.try_gpu(i)
+    check_device(f"try_gpu({i}) with {n} GPU(s)", got, expected_gpu(i, n), hint=1)
+
+
+@given(n=gpu_counts)
+def test_try_gpu_defaults_to_the_first_gpu(kata, n):
+    with fake_gpus(n):
+        got = kata.try_gpu()
+    check_device(f"try_gpu() with {n} GPU(s)", got, expected_gpu(0, n), hint=1)
+
+
+@given(n=gpu_counts, i=st.integers(max_value=-1))
+def test_try_gpu_rejects_a_negative_index(kata, n, i):
+    with fake_gpus(n), say.raises(ValueError, f"try_gpu({i})", hint=1):
+        kata.try_gpu(i)
+
+
+@given(n=gpu_counts)
+def test_try_all_gpus_lists_every_gpu_or_the_cpu(kata, n):
+    with fake_gpus(n):
+        got = kata.try_all_gpus()
+    call = f"try_all_gpus() with {n} GPU(s)"
+    want = [torch.device("cuda", k) for k in range(n)] or [torch.device("cpu")]
+    assert isinstance(got, list), say(
+        call, f"returned a {type(got).__name__}; expected a list", hint=2
+    )
+    assert len(got) == len(want), say(call, f"returned {got}; expected {want}", hint=2)
+    for g, w in zip(got, want, strict=True):
+        check_device(call, g, w, hint=2)
+
+
+# --- pick_device ------------------------------------------------------------------------------
+
+
+@given(n=gpu_counts, disable=st.booleans())
+def test_pick_device_none_gives_the_best_device(kata, n, disable):
+    with fake_gpus(n):
+        got = kata.pick_device(None, disable_cuda=disable)
+    want = torch.device("cuda", 0) if n and not disable else torch.device("cpu")
+    check_device(f"pick_device(None, disable_cuda={disable}) with {n} GPU(s)", got, want, hint=3)
+
+
+@given(n=gpu_counts, disable=st.booleans(), spelling=st.sampled_from(["cpu", torch.device("cpu")]))
+def test_pick_device_accepts_the_cpu(kata, n, disable, spelling):
+    with fake_gpus(n):
+        got = kata.pick_device(spelling, disable_cuda=disable)
+    check_device(f"pick_device({spelling!r}) with {n} GPU(s)", got, torch.device("cpu"), hint=3)
+
+
+@given(data=st.data(), n=st.integers(1, 8), as_device=st.booleans())
+def test_pick_device_accepts_an_existing_gpu(kata, data, n, as_device):
+    index = data.draw(st.integers(0, n - 1), label="index")
+    requested = torch.device("cuda", index) if as_device else f"cuda:{index}"
+    with fake_gpus(n):
+        got = kata.pick_device(requested)
+    check_device(
+        f"pick_device({requested!r}) with {n} GPU(s)", got, torch.device("cuda", index), hint=3
+    )
+
+
+@given(n=st.integers(1, 8))
+def test_pick_device_reads_bare_cuda_as_the_first_gpu(kata, n):
+    with fake_gpus(n):
+        got = kata.pick_device("cuda")
+    call = f"pick_device('cuda') with {n} GPU(s)"
+    assert isinstance(got, torch.device) and got.type == "cuda" and got.index in (None, 0), say(
+        call, f"returned {got!r}; expected cuda or cuda:0", hint=3
+    )
+
+
+@given(n=gpu_counts, index=st.integers(0, 8), as_device=st.booleans())
+def test_pick_device_rejects_cuda_when_disabled(kata, n, index, as_device):
+    requested = torch.device("cuda", index) if as_device else f"cuda:{index}"
+    call = f"pick_device({requested!r}, disable_cuda=True) with {n} GPU(s)"
+    with fake_gpus(n), say.raises(ValueError, call, hint=3):
+        kata.pick_device(requested, disable_cuda=True)
+
+
+@given(n=gpu_counts, extra=st.integers(0, 8), as_device=st.booleans())
+def test_pick_device_rejects_a_gpu_that_does_not_exist(kata, n, extra, as_device):
+    index = n + extra
+    requested = torch.device("cuda", index) if as_device else f"cuda:{index}"
+    call = f"pick_device({requested!r}) with {n} GPU(s)"
+    with fake_gpus(n), say.raises(ValueError, call, hint=3) as raised:
+        kata.pick_device(requested)
+    message = str(raised.value)
+    assert f"cuda:{index}" in message, say(
+        call,
+        f"raised ValueError({message!r}), which does not name the request cuda:{index}",
+        hint=3,
+    )
+    exists = f"cuda:{n - 1}" if n else "cpu"
+    assert exists in message or str(n) in message.replace(f"cuda:{index}", ""), say(
+        call,
+        f"raised ValueError({message!r}), which does not say what exists ({n} GPU(s))",
+        hint=3,
+    )
+
+
+BAD_DEVICE_STRINGS = [
+    "gpu",
+    "GPU",
+    "CUDA",
+    "cuda:x",
+    "cuda:-1",
+    " cuda",
+    "cuda0",
+    "cuda:1 ",
+    "",
+    "nvidia:0",
+    "cuda:99999999999",
+    "cuda:0:1",
+]
+
+
+def torch_rejects(text: str) -> bool:
+    try:
+        torch.device(text)
+    except RuntimeError:
+        return True
+    return False
+
+
+@given(n=gpu_counts, text=st.sampled_from(BAD_DEVICE_STRINGS) | st.text(max_size=12))
+def test_pick_device_rejects_nonsense_with_the_text_quoted(kata, n, text):
+    assume(torch_rejects(text))
+    call = f"pick_device({text!r})"
+    with fake_gpus(n), say.raises(ValueError, call, hint=3) as raised:
+        kata.pick_device(text)
+    message = str(raised.value)
+    assert repr(text) in message or f'"{text}"' in message, say(
+        call, f"raised ValueError({message!r}), which does not quote the text {text!r}", hint=3
+    )
+
+
+# --- physical_gpu_id --------------------------------------------------------------------------
+
+physical_ids = st.lists(st.integers(0, 15), min_size=1, max_size=8, unique=True)
+padding = st.sampled_from(["", " ", "  ", "\t"])
+
+
+@st.composite
+def visible_values(draw, ids):
+    """A CUDA_VISIBLE_DEVICES value listing `ids`, with spaces around some entries."""
+    return ",".join(f"{draw(padding)}{i}{draw(padding)}" for i in ids)
+
+
+@given(logical=st.integers(0, 64))
+def test_physical_gpu_id_is_the_identity_when_unset(kata, logical):
+    got = kata.physical_gpu_id(logical, None)
+    assert got == logical, say(
+        f"physical_gpu_id({logical}, None)", f"returned {got!r}; expected {logical}", hint=4
+    )
+
+
+@given(data=st.data(), ids=physical_ids)
+def test_physical_gpu_id_reads_the_list(kata, data, ids):
+    visible = data.draw(visible_values(ids), label="visible")
+    for logical, physical in enumerate(ids):
+        got = kata.physical_gpu_id(logical, visible)
+        assert got == physical, say(
+            f"physical_gpu_id({logical}, {visible!r})",
+            f"returned {got!r}; expected {physical}",
+            hint=4,
+        )
+    with say.raises(ValueError, f"physical_gpu_id({len(ids)}, {visible!r})", hint=4):
+        kata.physical_gpu_id(len(ids), visible)
+
+
+@given(logical=st.integers(0, 8), visible=padding)
+def test_physical_gpu_id_sees_no_gpu_in_an_empty_value(kata, logical, visible):
+    with say.raises(ValueError, f"physical_gpu_id({logical}, {visible!r})", hint=4):
+        kata.physical_gpu_id(logical, visible)
+
+
+BAD_ENTRIES = ["x", "-1", "1.5", "", "GPU-0", "0x1", "one", "1 2", "+1"]
+
+
+@given(data=st.data(), ids=physical_ids, bad=st.sampled_from(BAD_ENTRIES))
+def test_physical_gpu_id_refuses_a_bad_entry_anywhere(kata, data, ids, bad):
+    at = data.draw(st.integers(0, len(ids)), label="position")
+    visible = ",".join([str(i) for i in ids[:at]] + [bad] + [str(i) for i in ids[at:]])
+    with say.raises(ValueError, f"physical_gpu_id(0, {visible!r})", hint=4):
+        kata.physical_gpu_id(0, visible)
+
+
+@given(data=st.data(), ids=physical_ids)
+def test_physical_gpu_id_refuses_a_duplicate(kata, data, ids):
+    twice = data.draw(st.sampled_from(ids), label="duplicate")
+    visible = ",".join(str(i) for i in [*ids, twice])
+    with say.raises(ValueError, f"physical_gpu_id(0, {visible!r})", hint=4):
+        kata.physical_gpu_id(0, visible)
+
+
+@given(logical=st.integers(max_value=-1), visible=st.none() | st.just("0,1"))
+def test_physical_gpu_id_refuses_a_negative_index(kata, logical, visible):
+    with say.raises(ValueError, f"physical_gpu_id({logical}, {visible!r})", hint=4):
+        kata.physical_gpu_id(logical, visible)
+
+
+# --- on the real machine: the cuda tier, whose bodies also run on cpu -------------------------
+
+
+def test_chosen_devices_allocate(kata, device):
+    with real_world(device):
+        chosen = [kata.try_gpu(), kata.pick_device(), *kata.try_all_gpus()]
+    for d in chosen:
+        assert isinstance(d, torch.device) and d.type == device.type, say(
+            "try_gpu()/pick_device()/try_all_gpus()",
+            f"chose {d!r}; on this machine expected a {device.type} device",
+            hint=1,
+        )
+        t = torch.arange(3, device=d)
+        want_index = -1 if device.type == "cpu" else (d.index or 0)
+        assert t.get_device() == want_index  # -1 on the CPU, the GPU's index on CUDA
+
+
+def test_pick_device_default_matches_the_machine(kata, device):
+    with real_world(device):
+        got = kata.pick_device()
+    assert isinstance(got, torch.device) and got.type == device.type, say(
+        "pick_device()",
+        f"returned {got!r} on a machine whose best device is {device.type}",
+        hint=3,
+    )
+
+
+def test_disable_cuda_gives_the_cpu(kata, device):
+    with real_world(device):
+        got = kata.pick_device(disable_cuda=True)
+    check_device("pick_device(disable_cuda=True)", got, torch.device("cpu"), hint=3)
+
+
+def test_try_all_gpus_matches_device_count(kata, device):
+    with real_world(device):
+        got = kata.try_all_gpus()
+        n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    want = [torch.device("cuda", k) for k in range(n)] or [torch.device("cpu")]
+    assert got == want, say(
+        "try_all_gpus()",
+        f"returned {got}; torch.cuda.device_count() is {n}, so expected {want}",
+        hint=2,
+    )
