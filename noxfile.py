@@ -1,0 +1,120 @@
+"""Sessions for learners, contributors, CI and GPU hosts. `nox` alone runs what CI runs.
+
+Every session is a thin wrapper over `_pytest` or one command; dependencies come from the
+[dependency-groups] in pyproject.toml, where torch is pinned to 2.13.0.
+"""
+
+from __future__ import annotations
+
+import os
+
+import nox
+
+nox.needs_version = ">=2025.2.9"
+nox.options.default_venv_backend = "venv"
+nox.options.sessions = ["tests", "stubs", "mistakes", "docs", "lint"]
+
+PYPROJECT = nox.project.load_toml("pyproject.toml")
+ENV = {
+    "KATAS_HYPOTHESIS_PROFILE": os.environ.get(
+        "KATAS_HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"
+    ),
+    "NO_MKDOCS_2_WARNING": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+
+
+def _install(session: nox.Session, *groups: str) -> None:
+    session.install(*nox.project.dependency_groups(PYPROJECT, *groups))
+
+
+def _pytest(session: nox.Session, *args: str, success_codes=(0,)) -> None:
+    _install(session, "test")
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        *args,
+        *session.posargs,
+        env=ENV,
+        success_codes=list(success_codes),
+    )
+
+
+@nox.session
+def learn(session: nox.Session) -> None:
+    """Run your katas (katas/) and show where you stand and what to do next."""
+    _pytest(session, "--impl", "katas", "-q", "--no-header", success_codes=(0, 1))
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run every cpu-tier test against the reference solutions."""
+    _pytest(session, "--impl", "reference", "-m", "cpu")
+
+
+@nox.session
+def stubs(session: nox.Session) -> None:
+    """Check that every kata test fails on the stubs, with NotImplementedError."""
+    _install(session, "test")
+    session.run("python", "-m", "tests.verify", "stubs", env=ENV)
+
+
+@nox.session
+def mistakes(session: nox.Session) -> None:
+    """Check that the tests reject every wrong solution in tests/mistakes/."""
+    _install(session, "test")
+    session.run("python", "-m", "tests.verify", "mistakes", env=ENV)
+
+
+@nox.session(name="tests-cuda", venv_backend="none")
+def tests_cuda(session: nox.Session) -> None:
+    """GPU hosts: the cuda tier against the reference, with the CUDA torch you already have.
+
+    Runs in the current environment (no venv): activate the venv or conda env that holds your
+    CUDA build of torch first. It installs only the missing test tools, never torch.
+    """
+    tools = nox.project.dependency_groups(PYPROJECT, "test-tools")
+    out = session.run(
+        "python", "-m", "tests.cuda_env", *tools, silent=True, external=True, success_codes=[0, 3]
+    )
+    lines = out.splitlines()
+    if lines and lines[0].startswith("tests-cuda:"):
+        session.error(lines[0])
+    if lines:
+        session.run("python", "-m", "pip", "install", *lines, external=True)
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "--impl",
+        "reference",
+        "-m",
+        "cuda",
+        "--require-cuda",
+        *session.posargs,
+        env=ENV,
+        external=True,
+    )
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the site with `mkdocs build --strict` (pages run their examples at build time)."""
+    _install(session, "docs")
+    session.run("mkdocs", "build", "--strict", env=ENV)
+
+
+@nox.session(name="docs-serve")
+def docs_serve(session: nox.Session) -> None:
+    """Serve the site with live reload on http://127.0.0.1:8000."""
+    _install(session, "docs")
+    session.run("mkdocs", "serve", *session.posargs, env=ENV)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check."""
+    _install(session, "lint")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
