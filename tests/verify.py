@@ -67,8 +67,8 @@ def run_pytest(args: list[str]) -> tuple[int, list[Case], str]:
     return proc.returncode, cases, proc.stdout + proc.stderr
 
 
-def check_stubs() -> list[str]:
-    files = [str(k.tests.relative_to(ROOT)) for k in _catalogue.katas()]
+def check_stubs(katas: tuple[_catalogue.Kata, ...]) -> list[str]:
+    files = [str(k.tests.relative_to(ROOT)) for k in katas]
     code, cases, output = run_pytest(["--impl", "katas", *files])
     problems = []
     if code not in (0, 1):
@@ -124,10 +124,10 @@ def _try_mistake(kata: _catalogue.Kata, mistake: Path) -> tuple[str, bool]:
     return f"caught {rel} by {hits[0].name} (+{len(failed) - 1} more): {summary}", True
 
 
-def check_mistakes() -> list[str]:
+def check_mistakes(katas: tuple[_catalogue.Kata, ...]) -> list[str]:
     jobs = []
     problems = []
-    for kata in _catalogue.katas():
+    for kata in katas:
         files = sorted(kata.mistakes.glob("*.py"))
         if not files:
             problems.append(f"{kata.name}: tests/mistakes/{kata.name}/ holds no mistake")
@@ -145,8 +145,13 @@ def check_mistakes() -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.verify", description=__doc__)
     parser.add_argument("check", choices=("stubs", "mistakes"))
+    parser.add_argument("--kata", action="append", help="only this kata (repeatable)")
     args = parser.parse_args(argv)
-    problems = check_stubs() if args.check == "stubs" else check_mistakes()
+    try:
+        katas = tuple(map(_catalogue.get, args.kata)) if args.kata else _catalogue.katas()
+    except ValueError as err:
+        parser.error(str(err))
+    problems = (check_stubs if args.check == "stubs" else check_mistakes)(katas)
     for p in problems:
         print(f"FAIL: {p}", file=sys.stderr)
     return 1 if problems else 0
