@@ -1,4 +1,4 @@
-"""The harness every kata's tests run on.
+"""The harness every kata's tests run on (a plugin, loaded by the root conftest.py).
 
 - `--impl katas|reference` picks the package under test (default: `katas`, your own code);
   `--impl-file PATH` loads one file instead (the mistake corpus uses it).
@@ -192,8 +192,3 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
     finally:
         if _torch_state() != saved:
             _restore(saved)
-
-
-# --- progress, for learners -------------------------------------------------------------------
-
-pytest_plugins = ["tests.progress"]
