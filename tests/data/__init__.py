@@ -1,0 +1,1 @@
+"""Data the kata tests need, one folder per kata, each with the script that makes it."""

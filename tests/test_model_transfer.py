@@ -1,0 +1,544 @@
+"""Tests for katas/model_transfer.py.
+
+The cpu tier uses the `meta` device as a second device (tensors with a shape and no data), so
+moves and mixed-device models can be seen without a GPU, and loads checkpoints tagged `cuda:0`
+(built by tests/data/model_transfer/make_checkpoint.py) on a machine made to look GPU-less.
+The cuda tier moves a model to a real GPU, trains it there and brings it back.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import pickle
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from torch import nn
+
+from tests.data.model_transfer.make_checkpoint import (
+    TRIPPED,
+    code_running_checkpoint,
+    cuda_tagged_checkpoint,
+)
+from tests.strategies import cpu_spellings, device_spellings, make_tensor
+from tests.support import Say, fake_gpus, real_world, same_device
+
+say = Say(__name__)
+pytestmark = pytest.mark.filterwarnings("error")
+
+CUDA_ON_CPU_HOST = "Attempting to deserialize object on a CUDA device"
+
+
+# --- models: parameters, buffers, submodules ---------------------------------------------------
+
+
+class Scale(nn.Module):
+    """A learned scale next to a plain registered buffer (an offset that is not trained)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.scale = nn.Parameter(torch.ones(n))
+        self.register_buffer("offset", torch.arange(n, dtype=torch.float32))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.scale + self.offset
+
+
+class RunningMean(nn.Module):
+    """Buffers only, no parameter: a running mean and a step counter (like BatchNorm's)."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.register_buffer("mean", torch.zeros(n))
+        self.register_buffer("steps", torch.zeros((), dtype=torch.long))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x - self.mean
+
+
+def build(kind: str, n_in: int, n_hidden: int, n_out: int) -> nn.Module:
+    if kind == "linear":
+        return nn.Linear(n_in, n_out)
+    if kind == "mlp with batchnorm":
+        return nn.Sequential(
+            nn.Linear(n_in, n_hidden),
+            nn.BatchNorm1d(n_hidden),
+            nn.ReLU(),
+            nn.Linear(n_hidden, n_out),
+        )
+    if kind == "linear then scale":
+        return nn.Sequential(nn.Linear(n_in, n_hidden), Scale(n_hidden))
+    if kind == "nested":
+        return nn.Sequential(
+            nn.Sequential(nn.Linear(n_in, n_hidden), nn.BatchNorm1d(n_hidden)),
+            RunningMean(n_hidden),
+        )
+    if kind == "buffers only":
+        return RunningMean(n_in)
+    raise AssertionError(kind)
+
+
+SPREADABLE = ("mlp with batchnorm", "linear then scale", "nested")
+"""Kinds with two or more submodules that hold tensors, so one can sit on another device."""
+KINDS = ("linear", *SPREADABLE, "buffers only")
+BUFFERS_FIRST = ("buffers only", "linear", *SPREADABLE)
+"""The same kinds, but hypothesis shrinks towards the first: a failure then shows a buffer."""
+sizes = st.integers(1, 4)
+
+
+@dataclass(frozen=True)
+class Arch:
+    """A model architecture; `make()` builds a fresh model on the CPU."""
+
+    kind: str
+    n_in: int
+    n_hidden: int
+    n_out: int
+
+    def __str__(self) -> str:
+        return f"{self.kind} ({self.n_in}->{self.n_hidden}->{self.n_out})"
+
+    def make(self) -> nn.Module:
+        return build(self.kind, self.n_in, self.n_hidden, self.n_out)
+
+
+def archs(kinds=KINDS):
+    return st.builds(Arch, st.sampled_from(kinds), sizes, sizes, sizes)
+
+
+def tensors_of(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
+    return [*model.named_parameters(), *model.named_buffers()]
+
+
+def where(model: nn.Module) -> str:
+    return ", ".join(f"{name} on {t.device}" for name, t in tensors_of(model))
+
+
+def scramble(model: nn.Module, seed: int) -> nn.Module:
+    """Give every parameter and buffer fresh values, so two models can be told apart."""
+    with torch.no_grad():
+        for k, (_, t) in enumerate(tensors_of(model)):
+            t.copy_(make_tensor(t.shape, t.dtype, seed + k))
+    return model
+
+
+def attempt(call: str, run, *, expected: str, hint: int):
+    """Call the kata; an unexpected exception becomes a message for the learner."""
+    try:
+        return run()
+    except NotImplementedError:
+        raise
+    except Exception as err:
+        pytest.fail(
+            say(call, f"raised {type(err).__name__}: {err}; expected {expected}", hint=hint),
+            pytrace=False,
+        )
+
+
+# --- model_device -----------------------------------------------------------------------------
+
+
+@given(arch=archs(), on=st.sampled_from(["cpu", "meta"]))
+def test_model_device_names_the_device_of_a_model_on_one_device(kata, arch, on):
+    model = arch.make()
+    model.to(on)
+    got = kata.model_device(model)
+    call = f"model_device({arch} on {on})"
+    assert isinstance(got, torch.device), say(
+        call, f"returned {got!r}, a {type(got).__name__}; expected a torch.device", hint=1
+    )
+    assert got == torch.device(on), say(call, f"returned {got}; expected {on}", hint=1)
+
+
+@given(data=st.data(), arch=archs(SPREADABLE))
+def test_model_device_refuses_a_model_spread_across_devices(kata, data, arch):
+    model = arch.make()
+    holders = [name for name, child in model.named_children() if tensors_of(child)]
+    moved = data.draw(
+        st.lists(st.sampled_from(holders), min_size=1, max_size=len(holders) - 1, unique=True),
+        label="submodules on meta",
+    )
+    for name in moved:
+        model.get_submodule(name).to("meta")
+    call = f"model_device({arch} with submodule(s) {', '.join(moved)} on meta)"
+    with say.raises(ValueError, call, hint=1) as raised:
+        kata.model_device(model)
+    message = str(raised.value)
+    missing = [name for name, _ in tensors_of(model) if name not in message]
+    assert not missing, say(
+        call,
+        f"raised ValueError({message!r}), which does not list {', '.join(missing)}; "
+        f"say which names sit on which device ({where(model)})",
+        hint=1,
+    )
+    assert "cpu" in message and "meta" in message, say(
+        call,
+        f"raised ValueError({message!r}), which does not name both devices, cpu and meta",
+        hint=1,
+    )
+
+
+@given(data=st.data(), arch=archs(SPREADABLE))
+def test_model_device_counts_buffers(kata, data, arch):
+    model = arch.make()
+    name = data.draw(st.sampled_from([n for n, _ in model.named_buffers()]), label="buffer")
+    owner, _, leaf = name.rpartition(".")
+    module = model.get_submodule(owner)
+    setattr(module, leaf, getattr(module, leaf).to("meta"))  # replaces the registered buffer
+    call = f"model_device({arch} with only the buffer {name} on meta)"
+    with say.raises(ValueError, call, hint=1) as raised:
+        kata.model_device(model)
+    message = str(raised.value)
+    assert name in message, say(
+        call, f"raised ValueError({message!r}), which does not name the buffer {name}", hint=1
+    )
+
+
+NO_TENSORS = {
+    "nn.ReLU()": nn.ReLU,
+    "nn.Sequential()": nn.Sequential,
+    "nn.Sequential(nn.Flatten(), nn.Identity())": lambda: nn.Sequential(
+        nn.Flatten(), nn.Identity()
+    ),
+}
+
+
+@pytest.mark.parametrize("empty", NO_TENSORS)
+def test_model_device_refuses_a_model_without_tensors(kata, empty):
+    with say.raises(ValueError, f"model_device({empty})", hint=1):
+        kata.model_device(NO_TENSORS[empty]())
+
+
+# --- move_model -------------------------------------------------------------------------------
+
+
+@given(data=st.data(), arch=archs(BUFFERS_FIRST))
+def test_move_model_moves_parameters_and_buffers(kata, data, arch):
+    model = arch.make()
+    holders = [name for name, child in model.named_children() if tensors_of(child)]
+    already = data.draw(
+        st.lists(st.sampled_from(holders), unique=True) if holders else st.just([]),
+        label="submodules already on meta",
+    )
+    for name in already:
+        model.get_submodule(name).to("meta")
+    requires_grad = {name: p.requires_grad for name, p in model.named_parameters()}
+    call = f"move_model({arch}, 'meta')"
+    got = attempt(
+        call,
+        lambda: kata.move_model(model, "meta"),
+        expected="every parameter and buffer on meta",
+        hint=1,
+    )
+    assert got is model, say(
+        call, f"returned {type(got).__name__} object {id(got)}; expected the model itself", hint=2
+    )
+    left = [name for name, t in tensors_of(model) if t.device.type != "meta"]
+    assert not left, say(
+        call,
+        f"left {', '.join(left)} behind ({where(model)}); parameters and buffers must all move",
+        hint=1,
+    )
+    for name, p in model.named_parameters():
+        assert isinstance(p, nn.Parameter) and p.requires_grad == requires_grad[name], say(
+            call, f"turned the parameter {name} into {type(p).__name__} {p!r}", hint=2
+        )
+
+
+@given(arch=archs(), spelling=cpu_spellings())
+def test_move_model_keeps_the_module_and_every_parameter(kata, arch, spelling):
+    model = arch.make()
+    params = list(model.parameters())
+    ids = [id(p) for p in params]
+    optimizer = torch.optim.SGD(params, lr=0.1) if params else None
+    call = f"move_model({arch}, {spelling!r})"
+    got = kata.move_model(model, spelling)
+    assert got is model, say(
+        call,
+        f"returned another {type(got).__name__} (a copy?); expected the very model it was given, "
+        "moved in place",
+        hint=2,
+    )
+    now = [id(p) for p in model.parameters()]
+    assert now == ids, say(
+        call,
+        "replaced Parameter objects (ids before and after differ); an optimizer built before "
+        "the move would now update Parameters the model no longer has",
+        hint=2,
+    )
+    if optimizer is not None:
+        held = optimizer.param_groups[0]["params"]
+        assert all(a is b for a, b in zip(held, model.parameters(), strict=True)), say(
+            call, "left the optimizer holding Parameters that are not the model's", hint=2
+        )
+    left = [name for name, t in tensors_of(model) if t.device.type != "cpu"]
+    assert not left, say(call, f"left {', '.join(left)} off the CPU ({where(model)})", hint=1)
+
+
+# --- train_step: one hand-computed SGD step ---------------------------------------------------
+
+
+def linear_model(n_in: int, n_out: int, seed: int) -> nn.Linear:
+    model = nn.Linear(n_in, n_out, dtype=torch.float64)
+    with torch.no_grad():
+        model.weight.copy_(make_tensor((n_out, n_in), torch.float64, seed))
+        model.bias.copy_(make_tensor((n_out,), torch.float64, seed + 1))
+    return model
+
+
+def sgd_by_hand(weight, bias, x, y, lr, reduction):
+    """Loss and updated (weight, bias) of one SGD step on MSE, with the gradient worked out."""
+    residual = x @ weight.T + bias - y
+    if reduction == "mean":
+        loss, grad_out = (residual**2).mean(), 2 * residual / residual.numel()
+    else:
+        loss, grad_out = (residual**2).sum(), 2 * residual
+    grad_weight, grad_bias = grad_out.T @ x, grad_out.sum(0)
+    return loss.item(), weight - lr * grad_weight, bias - lr * grad_bias
+
+
+@st.composite
+def regression_problems(draw):
+    n_in, n_out, batch = draw(sizes), draw(sizes), draw(st.integers(1, 6))
+    seed = draw(st.integers(0, 2**31))
+    x = make_tensor((batch, n_in), torch.float64, seed + 2)
+    y = make_tensor((batch, n_out), torch.float64, seed + 3)
+    return linear_model(n_in, n_out, seed), x, y
+
+
+def close(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return torch.allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def check_step(call, model, got, want_loss, want_weight, want_bias):
+    assert type(got) is float, say(
+        call,
+        f"returned {got!r}, a {type(got).__name__}; expected the loss as a Python float "
+        "(loss.item())",
+        hint=3,
+    )
+    assert math.isclose(got, want_loss, rel_tol=1e-9, abs_tol=1e-12), say(
+        call, f"returned {got}; the loss of this batch before the step is {want_loss}", hint=3
+    )
+    ok = close(model.weight.detach(), want_weight) and close(model.bias.detach(), want_bias)
+    assert ok, say(
+        call,
+        "left the weights different from one SGD step, w - lr * grad, with the gradient of "
+        f"this batch only:\n got weight {model.weight.detach().tolist()}"
+        f"\nwant weight {want_weight.tolist()}",
+        hint=3,
+    )
+
+
+@given(
+    problem=regression_problems(),
+    lr=st.floats(0.001, 1.0),
+    reduction=st.sampled_from(["mean", "sum"]),
+)
+def test_train_step_is_one_sgd_step(kata, problem, lr, reduction):
+    model, x, y = problem
+    want = sgd_by_hand(model.weight.detach(), model.bias.detach(), x, y, lr, reduction)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    call = f"train_step(Linear, SGD(lr={lr}), MSELoss(reduction={reduction!r}), x, y)"
+    got = kata.train_step(model, optimizer, nn.MSELoss(reduction=reduction), x, y)
+    check_step(call, model, got, *want)
+
+
+@given(data=st.data(), problem=regression_problems(), lr=st.floats(0.001, 0.5))
+def test_train_step_twice_uses_fresh_gradients(kata, data, problem, lr):
+    model, x1, y1 = problem
+    seed = data.draw(st.integers(0, 2**31), label="second batch seed")
+    x2 = make_tensor(x1.shape, torch.float64, seed)
+    y2 = make_tensor(y1.shape, torch.float64, seed + 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    loss_fn = nn.MSELoss()
+    _, w1, b1 = sgd_by_hand(model.weight.detach(), model.bias.detach(), x1, y1, lr, "mean")
+    want = sgd_by_hand(w1, b1, x2, y2, lr, "mean")
+    kata.train_step(model, optimizer, loss_fn, x1, y1)
+    got = kata.train_step(model, optimizer, loss_fn, x2, y2)
+    call = "train_step(...) called a second time, on a new batch,"
+    check_step(call, model, got, *want)
+
+
+@given(problem=regression_problems(), lr=st.floats(0.001, 1.0), seed=st.integers(0, 2**31))
+def test_train_step_ignores_stale_gradients(kata, problem, lr, seed):
+    model, x, y = problem
+    want = sgd_by_hand(model.weight.detach(), model.bias.detach(), x, y, lr, "mean")
+    for k, p in enumerate(model.parameters()):  # left over from, say, an earlier backward()
+        p.grad = make_tensor(p.shape, p.dtype, seed + k)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    call = "train_step(...) on a model whose .grad already held old gradients"
+    got = kata.train_step(model, optimizer, nn.MSELoss(), x, y)
+    check_step(call, model, got, *want)
+
+
+# --- load_checkpoint --------------------------------------------------------------------------
+
+
+def same_state(model: nn.Module, state: dict[str, torch.Tensor]) -> list[str]:
+    """Names whose values in `model` differ from `state`."""
+    mine = model.state_dict()
+    return [k for k, v in state.items() if not torch.equal(mine[k].cpu(), v.cpu())]
+
+
+def check_loaded(call, got, model, ids, state, device) -> None:
+    assert got is model, say(
+        call, f"returned another {type(got).__name__}; expected the model it was given", hint=2
+    )
+    off = [name for name, t in tensors_of(model) if not same_device(t.device, device)]
+    assert not off, say(call, f"left {', '.join(off)} off {device} ({where(model)})", hint=4)
+    differ = same_state(model, state)
+    assert not differ, say(
+        call, f"left {', '.join(differ)} different from the checkpoint's values", hint=4
+    )
+    assert [id(p) for p in model.parameters()] == ids, say(
+        call,
+        "replaced the model's Parameter objects; load_state_dict (without assign=True) copies "
+        "into them, so an optimizer built earlier stays valid",
+        hint=2,
+    )
+
+
+@given(
+    arch=archs(),
+    seed=st.integers(0, 2**31),
+    source_kind=st.sampled_from(["open file", "str path", "pathlib.Path", "BytesIO"]),
+)
+@settings(max_examples=40)
+def test_load_checkpoint_loads_into_the_same_model(kata, arch, seed, source_kind):
+    state = scramble(arch.make(), seed).state_dict()
+    model = arch.make()
+    ids = [id(p) for p in model.parameters()]
+    call = f"load_checkpoint(<{source_kind}>, {arch}, 'cpu')"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "checkpoint.pt"
+        torch.save(state, path)
+        if source_kind == "BytesIO":
+            got = kata.load_checkpoint(io.BytesIO(path.read_bytes()), model, "cpu")
+        elif source_kind == "open file":
+            with path.open("rb") as f:
+                got = kata.load_checkpoint(f, model, "cpu")
+        else:
+            source = str(path) if source_kind == "str path" else path
+            got = kata.load_checkpoint(source, model, "cpu")
+    check_loaded(call, got, model, ids, state, torch.device("cpu"))
+
+
+@given(arch=archs(), seed=st.integers(0, 2**31), spelling=cpu_spellings())
+@settings(max_examples=40)
+def test_load_checkpoint_reads_a_gpu_checkpoint_on_a_cpu_host(kata, arch, seed, spelling):
+    state = scramble(arch.make(), seed).state_dict()
+    saved_on_gpu = cuda_tagged_checkpoint(state)
+    model = arch.make()
+    ids = [id(p) for p in model.parameters()]
+    call = f"load_checkpoint(<checkpoint saved on cuda:0>, {arch}, {spelling!r}) on a CPU-only host"
+    with fake_gpus(0):
+        # The checkpoint really is one from a GPU: torch.load without map_location refuses it.
+        with pytest.raises(RuntimeError, match=CUDA_ON_CPU_HOST):
+            torch.load(io.BytesIO(saved_on_gpu), weights_only=True)
+        got = attempt(
+            call,
+            lambda: kata.load_checkpoint(io.BytesIO(saved_on_gpu), model, spelling),
+            expected="the tensors mapped onto the CPU (map_location)",
+            hint=4,
+        )
+    check_loaded(call, got, model, ids, state, torch.device("cpu"))
+
+
+@given(arch=archs(), seed=st.integers(0, 2**31))
+@settings(max_examples=20)
+def test_load_checkpoint_refuses_a_checkpoint_that_runs_code(kata, arch, seed):
+    state = scramble(arch.make(), seed).state_dict()
+    rigged = code_running_checkpoint(state)
+    model = arch.make()
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    tripped = len(TRIPPED)
+    call = f"load_checkpoint(<checkpoint whose unpickling calls a function>, {arch}, 'cpu')"
+    try:
+        kata.load_checkpoint(io.BytesIO(rigged), model, "cpu")
+    except NotImplementedError:
+        raise
+    except pickle.UnpicklingError:
+        refused = True
+    except Exception as err:
+        pytest.fail(
+            say(call, f"raised {type(err).__name__}: {err}; expected UnpicklingError", hint=4),
+            pytrace=False,
+        )
+    else:
+        refused = False
+    assert len(TRIPPED) == tripped, say(
+        call,
+        "ran code stored in the checkpoint while loading it; torch.load must refuse anything "
+        "but tensors and plain containers (weights_only=True)",
+        hint=4,
+    )
+    assert refused, say(call, "returned normally; expected pickle.UnpicklingError", hint=4)
+    changed = same_state(model, before)
+    assert not changed, say(call, f"changed {', '.join(changed)} before refusing", hint=4)
+
+
+# --- on the real machine: the cuda tier, whose bodies also run on cpu -------------------------
+
+
+def test_move_train_on_the_device_and_come_back(kata, device):
+    """The seeds' story: model and data on the device, a step there, results back on the CPU."""
+    with torch.random.fork_rng(devices=[]):  # a fixed model, without touching the global seed
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.BatchNorm1d(8), nn.Linear(8, 2))
+    params = list(model.parameters())
+    optimizer = torch.optim.SGD(params, lr=0.1, momentum=0.9)  # built before the move
+    inputs = make_tensor((16, 4), torch.float32, 1)  # a batch, on the CPU as from a DataLoader
+    targets = make_tensor((16, 2), torch.float32, 2)
+    with real_world(device):
+        call = f"move_model(model, {device.type!r})"
+        got = kata.move_model(model, device)
+        assert got is model and [id(p) for p in model.parameters()] == [id(p) for p in params], say(
+            call, "did not keep the model and its Parameter objects", hint=2
+        )
+        off = [name for name, t in tensors_of(model) if not same_device(t.device, device)]
+        assert not off, say(call, f"left {', '.join(off)} behind ({where(model)})", hint=1)
+        here = kata.model_device(model)
+        assert same_device(here, device), say("model_device(model)", f"returned {here}", hint=1)
+        assert same_device(model[0].weight.device, device)  # conv1's parameters, in the seeds
+
+        before = [p.detach().cpu().clone() for p in params]
+        losses = [kata.train_step(model, optimizer, nn.MSELoss(), inputs, targets) for _ in "ab"]
+        assert all(type(loss) is float and math.isfinite(loss) for loss in losses), say(
+            "train_step(...)", f"returned {losses}; expected finite Python floats", hint=3
+        )
+        moved = [not torch.equal(b, p.detach().cpu()) for b, p in zip(before, params, strict=True)]
+        assert all(moved), say(
+            "train_step(...)", "did not update every parameter the optimizer holds", hint=3
+        )
+        back = kata.move_model(model, "cpu")
+        outputs = back(inputs).detach().to("cpu")
+    assert back is model and outputs.device.type == "cpu"
+    off = [name for name, t in tensors_of(model) if t.device.type != "cpu"]
+    assert not off, say("move_model(model, 'cpu')", f"left {', '.join(off)} behind", hint=1)
+
+
+@given(arch=archs(), seed=st.integers(0, 2**31), data=st.data())
+@settings(max_examples=20)
+def test_gpu_checkpoint_loads_onto_the_device(kata, device, arch, seed, data):
+    spelling = data.draw(device_spellings(device), label="device")
+    state = scramble(arch.make(), seed).state_dict()
+    model = arch.make()  # on the CPU; load_checkpoint must bring it to the device
+    ids = [id(p) for p in model.parameters()]
+    call = f"load_checkpoint(<checkpoint saved on cuda:0>, {arch}, {spelling!r})"
+    with real_world(device):
+        got = attempt(
+            call,
+            lambda: kata.load_checkpoint(
+                io.BytesIO(cuda_tagged_checkpoint(state)), model, spelling
+            ),
+            expected=f"the model loaded onto {device}",
+            hint=4,
+        )
+    check_loaded(call, got, model, ids, state, device)
