@@ -1,0 +1,439 @@
+"""Tests for katas/view_vs_reshape.py.
+
+Inputs are contiguous, transposed, permuted, sliced, stepped and expanded tensors
+(tests.strategies.views), plus a few layouts drawn here: every other row of a batch, one row
+broadcast to a batch, 1-d, channels_last, and views that happen to be contiguous.
+
+The oracle for "a view is possible" is plainly `x.view(shape)` succeeding; values are checked
+against `x.reshape(shape)`, sharing against the storage pointer, and writes against `x`. The
+property tests take the `device` fixture, so the cuda tier runs the same bodies on a GPU.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.strategies import VIEW_KINDS, make_tensor, shapes, views
+from tests.support import Say
+
+say = Say(__name__)
+pytestmark = pytest.mark.filterwarnings("error")
+
+MARK = -1  # make_tensor's integers are 0..99, so a written -1 is always a change
+
+
+# --- inputs -----------------------------------------------------------------------------------
+
+EXTRA_KINDS = (
+    "rows stepped",  # x[::2]: every other sample of a batch; view(N, -1) still works
+    "rows expanded",  # one sample broadcast to a batch: stride 0 on dim 0
+    "1-d",
+    "channels_last",
+    "row sliced",  # x[k:]: a view, and contiguous
+    "unsqueezed",  # a view, and contiguous
+    "size-1 transposed",  # (1, n).t(): odd strides, yet contiguous
+)
+
+
+@st.composite
+def extra_views(draw, *, kinds=EXTRA_KINDS, dtype=None, device="cpu"):
+    """(kind, tensor) for layouts that tests.strategies.views does not draw."""
+    kind = draw(st.sampled_from(kinds))
+    dtype = dtype or draw(st.sampled_from([torch.float32, torch.float16, torch.int64, torch.bool]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    dims = {"1-d": (1, 1), "channels_last": (4, 4), "size-1 transposed": (2, 2)}.get(kind, (1, 4))
+    shape = draw(shapes(min_dims=dims[0], max_dims=dims[1], min_side=2, max_side=5))
+    if kind == "size-1 transposed":
+        shape = (1, shape[1])
+    base = make_tensor(shape, dtype, seed, device)
+    if kind == "rows stepped":
+        return kind, base[:: draw(st.integers(2, 3))]
+    if kind == "rows expanded":
+        return kind, base[:1].expand(draw(st.integers(2, 4)), *base.shape[1:])
+    if kind == "1-d":
+        return kind, base[:: draw(st.integers(1, 2))]
+    if kind == "channels_last":
+        return kind, base.to(memory_format=torch.channels_last)
+    if kind == "row sliced":
+        return kind, base[draw(st.integers(1, base.shape[0] - 1)) :]
+    if kind == "unsqueezed":
+        return kind, base.unsqueeze(draw(st.integers(0, base.dim())))
+    return kind, base.t()
+
+
+def inputs(*, dtype=None, device="cpu"):
+    """(kind, x): every layout this file tests, on `device`."""
+    return views(dtype=dtype, device=device) | extra_views(dtype=dtype, device=device)
+
+
+def contiguous_inputs(*, device="cpu"):
+    """(kind, x) with x.is_contiguous(), some of them views with unusual strides."""
+    kinds = ("row sliced", "unsqueezed", "size-1 transposed", "1-d")
+    return (
+        views(kinds=("contiguous", "sliced"), device=device)
+        | extra_views(kinds=kinds, device=device)
+    ).filter(lambda case: case[1].is_contiguous())
+
+
+def non_contiguous_inputs(*, dtype=None, device="cpu"):
+    """(kind, x) with x.is_contiguous() False."""
+    kinds = ("rows stepped", "rows expanded", "channels_last", "1-d")
+    return (
+        views(kinds=VIEW_KINDS[1:], dtype=dtype, device=device)
+        | extra_views(kinds=kinds, dtype=dtype, device=device)
+    ).filter(lambda case: not case[1].is_contiguous())
+
+
+def prime_factors(n: int) -> list[int]:
+    factors, p = [], 2
+    while n > 1:
+        while n % p == 0:
+            factors.append(p)
+            n //= p
+        p += 1
+    return factors
+
+
+@st.composite
+def target_shapes(draw, shape: tuple[int, ...]):
+    """A shape with as many elements as `shape`: flattened, refactored, with 1s inserted, one
+    dim split or two neighbours merged; sometimes one entry is -1."""
+    numel = math.prod(shape)
+    move = draw(st.sampled_from(["flat", "refactor", "insert ones", "split", "merge"]))
+    if move == "flat":
+        new = [numel]
+    elif move == "refactor":
+        factors = draw(st.permutations(prime_factors(numel)))
+        cuts = sorted(draw(st.sets(st.integers(1, max(len(factors) - 1, 1)), max_size=3)))
+        bounds = [0, *[c for c in cuts if c < len(factors)], len(factors)]
+        new = [math.prod(factors[a:b]) for a, b in itertools.pairwise(bounds)]
+    elif move == "insert ones":
+        new = list(shape)
+        for _ in range(draw(st.integers(1, 2))):
+            new.insert(draw(st.integers(0, len(new))), 1)
+    elif move == "split":
+        i = draw(st.integers(0, len(shape) - 1))
+        d = draw(st.sampled_from([d for d in range(1, shape[i] + 1) if shape[i] % d == 0]))
+        new = [*shape[:i], d, shape[i] // d, *shape[i + 1 :]]
+    else:
+        if len(shape) < 2:
+            new = [numel]
+        else:
+            i = draw(st.integers(0, len(shape) - 2))
+            new = [*shape[:i], shape[i] * shape[i + 1], *shape[i + 2 :]]
+    if numel and draw(st.booleans()):
+        new[draw(st.integers(0, len(new) - 1))] = -1
+    return tuple(new)
+
+
+@st.composite
+def bad_shapes(draw, shape: tuple[int, ...]):
+    """A shape that cannot hold a tensor of `shape` (which has at least one element)."""
+    numel = math.prod(shape)
+    return draw(
+        st.sampled_from(
+            [(numel + 1,), (*shape, 2), (numel // shape[0], shape[0] + 1), (-1, -1), (-2, numel)]
+        )
+    )
+
+
+# --- oracles and helpers ----------------------------------------------------------------------
+
+
+def shares(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+def can_view(x: torch.Tensor, shape) -> bool:
+    """The plain oracle: a view is possible exactly when `view` succeeds."""
+    try:
+        x.view(shape)
+    except RuntimeError:
+        return False
+    return True
+
+
+def about(kind: str, x: torch.Tensor) -> str:
+    return f"x ({kind}, shape {tuple(x.shape)}, strides {x.stride()}, {x.dtype})"
+
+
+def rows_of(x: torch.Tensor) -> tuple[int, int]:
+    return x.shape[0], math.prod(x.shape[1:])
+
+
+def call(what: str, func, *args, hint: int, expect: str):
+    """Call the kata; an unexpected exception becomes a message for the learner."""
+    try:
+        return func(*args)
+    except NotImplementedError:
+        raise
+    except Exception as err:
+        pytest.fail(
+            say(what, f"raised {type(err).__name__}: {err}; expected {expect}", hint=hint),
+            pytrace=False,
+        )
+
+
+def unravel(k: int, shape) -> tuple[int, ...]:
+    index = []
+    for size in reversed(shape):
+        index.append(k % size)
+        k //= size
+    return tuple(reversed(index))
+
+
+def names_shape(message: str, shape) -> bool:
+    return ", ".join(str(s) for s in shape) in message
+
+
+def check_tensor(what: str, got, want: torch.Tensor, hint: int) -> None:
+    assert isinstance(got, torch.Tensor), say(
+        what, f"returned a {type(got).__name__}; expected a tensor", hint=hint
+    )
+    assert got.shape == want.shape, say(
+        what, f"returned shape {tuple(got.shape)}; expected {tuple(want.shape)}", hint=hint
+    )
+    assert got.dtype == want.dtype and got.device == want.device, say(
+        what,
+        f"returned a {got.dtype} tensor on {got.device}; expected {want.dtype} on {want.device}",
+        hint=hint,
+    )
+    assert torch.equal(got, want), say(
+        what, "returned the right shape but the wrong values (compare with reshape)", hint=hint
+    )
+
+
+# --- flatten_rows -----------------------------------------------------------------------------
+
+
+@given(data=st.data())
+def test_flatten_rows_matches_reshape(kata, device, data):
+    kind, x = data.draw(inputs(device=device), label="x")
+    n, w = rows_of(x)
+    what = f"flatten_rows({about(kind, x)})"
+    got = call(
+        what, kata.flatten_rows, x, hint=1, expect=f"shape ({n}, {w}); never raise on a layout"
+    )
+    check_tensor(what, got, x.reshape(n, w), hint=1)
+
+
+@given(data=st.data())
+def test_flatten_rows_views_when_it_can(kata, device, data):
+    kind, x = data.draw(inputs(device=device), label="x")
+    n, w = rows_of(x)
+    what = f"flatten_rows({about(kind, x)})"
+    got = call(what, kata.flatten_rows, x, hint=1, expect=f"shape ({n}, {w})")
+    check_tensor(what, got, x.reshape(n, w), hint=1)
+    if can_view(x, (n, w)):
+        assert shares(got, x), say(
+            what,
+            f"returned a copy, but x.view({n}, {w}) works: a view was possible, so the "
+            "copy wasted memory and writes to it will not reach x",
+            hint=1,
+        )
+    else:
+        assert not shares(got, x), say(
+            what, f"shares storage with x, yet x.view({n}, {w}) is impossible", hint=2
+        )
+
+
+@given(data=st.data())
+def test_flatten_rows_writes_reach_x_only_through_a_view(kata, device, data):
+    kind, x = data.draw(inputs(dtype=torch.int64, device=device), label="x")
+    n, w = rows_of(x)
+    i, j = data.draw(st.integers(0, n - 1), label="i"), data.draw(st.integers(0, w - 1), label="j")
+    before = x.clone()
+    what = f"flatten_rows({about(kind, x)})"
+    got = call(what, kata.flatten_rows, x, hint=1, expect=f"shape ({n}, {w})")
+    check_tensor(what, got, before.reshape(n, w), hint=1)
+    got[i, j] = MARK  # one element: allowed even where x is expanded
+    if can_view(x, (n, w)):
+        assert x.reshape(n, w)[i, j] == MARK, say(
+            what,
+            f"returned a tensor whose [{i}, {j}] was set to {MARK}, and x did not change; "
+            "a view was possible, so writes through the result should reach x",
+            hint=1,
+        )
+    else:
+        assert torch.equal(x, before), say(
+            what, "returned a tensor whose writes change x, though x cannot be viewed", hint=2
+        )
+
+
+@given(shape=shapes(min_dims=1, max_dims=4, max_side=4), data=st.data())
+def test_flatten_rows_handles_empty_tensors(kata, shape, data):
+    zero_at = data.draw(st.integers(0, len(shape) - 1), label="zero at")
+    shape = (*shape[:zero_at], 0, *shape[zero_at + 1 :])
+    perm = data.draw(st.permutations(range(len(shape))), label="permutation")
+    x = torch.zeros(shape).permute(*perm)
+    n, w = rows_of(x)
+    what = f"flatten_rows(x of shape {tuple(x.shape)})"
+    got = call(
+        what,
+        kata.flatten_rows,
+        x,
+        hint=4,
+        expect=f"shape ({n}, {w})"
+        + (": compute the row width, since reshape(0, -1) cannot infer it" if n == 0 else ""),
+    )
+    assert isinstance(got, torch.Tensor) and got.shape == (n, w), say(
+        what, f"returned {getattr(got, 'shape', got)!r}; expected shape ({n}, {w})", hint=4
+    )
+
+
+def test_flatten_rows_rejects_a_0d_tensor(kata):
+    x = torch.tensor(3.0)
+    with say.raises(ValueError, "flatten_rows(torch.tensor(3.0))", hint=4) as raised:
+        kata.flatten_rows(x)
+    message = str(raised.value)
+    assert any(s in message for s in ("()", "[]", "0-d", "0 dim", "scalar")), say(
+        "flatten_rows(torch.tensor(3.0))",
+        f"raised ValueError({message!r}), which does not say the shape is () (0-d)",
+        hint=4,
+    )
+
+
+# --- view_or_copy -----------------------------------------------------------------------------
+
+
+def draw_case(data, device, dtype=None):
+    kind, x = data.draw(inputs(dtype=dtype, device=device), label="x")
+    shape = data.draw(target_shapes(tuple(x.shape)), label="shape")
+    return x, shape, f"view_or_copy({about(kind, x)}, {shape})"
+
+
+def unpack(what: str, got) -> tuple[torch.Tensor, bool]:
+    assert isinstance(got, tuple) and len(got) == 2, say(
+        what, f"returned {type(got).__name__}; expected a tuple (tensor, shares)", hint=2
+    )
+    assert isinstance(got[0], torch.Tensor), say(
+        what, f"returned a {type(got[0]).__name__} as the result; expected a tensor", hint=1
+    )
+    return got
+
+
+@given(data=st.data())
+def test_view_or_copy_matches_reshape(kata, device, data):
+    x, shape, what = draw_case(data, device)
+    result, _ = unpack(what, call(what, kata.view_or_copy, x, shape, hint=1, expect="a result"))
+    check_tensor(what, result, x.reshape(shape), hint=1)
+
+
+@given(data=st.data())
+def test_view_or_copy_views_when_it_can(kata, device, data):
+    x, shape, what = draw_case(data, device)
+    result, _ = unpack(what, call(what, kata.view_or_copy, x, shape, hint=1, expect="a result"))
+    if can_view(x, shape):
+        assert shares(result, x), say(
+            what,
+            f"returned a copy, but x.view({shape}) works: a view was possible "
+            f"(x.is_contiguous() is {x.is_contiguous()}; reshape asks the strides, not that)",
+            hint=1,
+        )
+
+
+@given(data=st.data())
+def test_view_or_copy_tells_the_truth_about_sharing(kata, device, data):
+    x, shape, what = draw_case(data, device)
+    result, flag = unpack(what, call(what, kata.view_or_copy, x, shape, hint=1, expect="a result"))
+    assert isinstance(flag, bool), say(
+        what, f"returned {flag!r} ({type(flag).__name__}) as `shares`; expected a bool", hint=2
+    )
+    truth = shares(result, x)
+    assert flag == truth, say(
+        what,
+        f"said shares={flag}, but the result {'does' if truth else 'does not'} use x's storage",
+        hint=2,
+    )
+
+
+@given(data=st.data())
+def test_view_or_copy_writes_reach_x_only_when_it_says_so(kata, device, data):
+    x, shape, what = draw_case(data, device, dtype=torch.int64)
+    k = data.draw(st.integers(0, x.numel() - 1), label="element")
+    before = x.clone()
+    result, flag = unpack(what, call(what, kata.view_or_copy, x, shape, hint=1, expect="a result"))
+    index = unravel(k, result.shape)
+    result[index] = MARK  # one element: allowed even where x is expanded
+    if flag:
+        assert x.reshape(-1)[k] == MARK, say(
+            what,
+            f"said shares=True, but writing {MARK} to result{list(index)} did not change x",
+            hint=2,
+        )
+    else:
+        assert torch.equal(x, before), say(
+            what, f"said shares=False, but writing to result{list(index)} changed x", hint=2
+        )
+
+
+@given(data=st.data())
+def test_view_or_copy_rejects_a_shape_that_does_not_fit(kata, data):
+    kind, x = data.draw(inputs(), label="x")
+    shape = data.draw(bad_shapes(tuple(x.shape)), label="shape")
+    what = f"view_or_copy({about(kind, x)}, {shape})"
+    with say.raises(ValueError, what, hint=4) as raised:
+        kata.view_or_copy(x, shape)
+    message = str(raised.value)
+    for name, s in (("x's shape", tuple(x.shape)), ("the requested shape", shape)):
+        assert names_shape(message, s), say(
+            what, f"raised ValueError({message!r}), which does not name {name} {s}", hint=4
+        )
+
+
+# --- ensure_contiguous ------------------------------------------------------------------------
+
+
+@given(data=st.data())
+def test_ensure_contiguous_returns_x_itself_when_contiguous(kata, device, data):
+    kind, x = data.draw(contiguous_inputs(device=device), label="x")
+    what = f"ensure_contiguous({about(kind, x)})"
+    got = call(what, kata.ensure_contiguous, x, hint=3, expect="x itself")
+    check_tensor(what, got, x, hint=3)
+    assert got is x, say(
+        what,
+        "returned a new tensor"
+        + (" (a copy)" if not shares(got, x) else "")
+        + "; x is already contiguous, so expected x itself",
+        hint=3,
+    )
+
+
+@given(data=st.data())
+def test_ensure_contiguous_copies_what_is_not_contiguous(kata, device, data):
+    kind, x = data.draw(non_contiguous_inputs(dtype=torch.int64, device=device), label="x")
+    before = x.clone()
+    what = f"ensure_contiguous({about(kind, x)})"
+    got = call(what, kata.ensure_contiguous, x, hint=3, expect="a contiguous copy")
+    assert isinstance(got, torch.Tensor) and got.is_contiguous(), say(
+        what,
+        f"returned a tensor with strides {getattr(got, 'stride', lambda: '?')()}, for which "
+        "is_contiguous() is False; expected a row-major copy (clone() keeps the strides)",
+        hint=3,
+    )
+    check_tensor(what, got, before, hint=3)
+    got.fill_(MARK)  # a contiguous copy has no overlapping elements, so this is allowed
+    assert torch.equal(x, before), say(
+        what, "returned a tensor whose writes change x; expected a copy", hint=3
+    )
+
+
+@given(data=st.data())
+def test_ensure_contiguous_copies_channels_last(kata, device, data):
+    shape = data.draw(shapes(min_dims=4, max_dims=4, min_side=2, max_side=4), label="shape")
+    x = make_tensor(shape, torch.float32, 0, device).to(memory_format=torch.channels_last)
+    what = f"ensure_contiguous(a channels_last x of shape {tuple(x.shape)})"
+    got = call(what, kata.ensure_contiguous, x, hint=3, expect="a contiguous copy")
+    assert got is not x and got.is_contiguous(), say(
+        what,
+        "returned a tensor that is not contiguous in the default (row-major) format; "
+        "channels_last is a different layout and needs a copy",
+        hint=3,
+    )
+    check_tensor(what, got, x, hint=3)
