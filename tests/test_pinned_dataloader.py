@@ -1,0 +1,741 @@
+"""Tests for katas/pinned_dataloader.py.
+
+Without a GPU, the cpu tier plays one: `forced_pin_path` makes the DataLoader believe there is a
+CUDA accelerator and replaces `Tensor.pin_memory` with a recording fake (a plain clone that the
+patched `Tensor.is_pinned` then reports as pinned); `spy_moves` records every `Tensor.to` and
+`Tensor.cuda` call and only pretends to move to an accelerator. Nothing is ever allocated on
+CUDA there. The cuda tier checks real pinned batches and real copies.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import warnings
+from collections import namedtuple
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+from unittest import mock
+
+import pytest
+import torch
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from torch.utils.data import DataLoader, Dataset, RandomSampler, SequentialSampler, TensorDataset
+
+from tests.strategies import cpu_spellings, gpu_counts, shapes, tensors
+from tests.support import Say, fake_gpus, real_world, same_device
+
+say = Say(__name__)
+pytestmark = pytest.mark.filterwarnings("error")
+
+# Ways to name an accelerator. None is allocated on: the cpu tier only pretends to move there.
+ACCELERATORS = [
+    "cuda",
+    "cuda:0",
+    "cuda:1",
+    torch.device("cuda"),
+    torch.device("cuda", 3),
+    "xpu",
+    "xpu:1",
+]
+METAS = ["meta", torch.device("meta")]
+# The DataLoader's warning: "'pin_memory' argument is set as true but no accelerator is found..."
+PIN_WARNING = "pin_memory"
+
+Pair = namedtuple("Pair", "x y")
+Sample = namedtuple("Sample", "image label meta")
+
+
+class Marker:
+    """A value that is not a tensor; to_device must hand back this very object."""
+
+    def __repr__(self) -> str:
+        return f"Marker@{id(self):x}"
+
+
+# --- simulated machines -----------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def forced_pin_path() -> Iterator[list[tuple[torch.Tensor, torch.Tensor]]]:
+    """A machine whose accelerator is CUDA as far as the DataLoader can tell.
+
+    `Tensor.pin_memory` becomes a fake that returns a clone and records `(source, clone)`;
+    the patched `Tensor.is_pinned` is True exactly for those clones. The DataLoader pins in the
+    main process (in its pin thread when there are workers), so the patches reach it.
+    """
+    pinned: list[tuple[torch.Tensor, torch.Tensor]] = []
+    lock = threading.Lock()
+    real_clone = torch.Tensor.clone
+
+    def fake_pin_memory(self, *args, **kwargs):
+        out = real_clone(self)
+        with lock:
+            pinned.append((self, out))
+        return out
+
+    def fake_is_pinned(self, *args, **kwargs):
+        with lock:
+            return any(self is out for _, out in pinned)
+
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(fake_gpus(1))
+        for owner, attr, fake in (
+            (torch.accelerator, "current_device_index", lambda: 0),
+            (torch.accelerator, "set_device_index", lambda index: None),
+            (torch.Tensor, "pin_memory", fake_pin_memory),
+            (torch.Tensor, "is_pinned", fake_is_pinned),
+        ):
+            stack.enter_context(mock.patch.object(owner, attr, fake))
+        yield pinned
+
+
+@contextlib.contextmanager
+def pretend_pinned(pinned: list[torch.Tensor]) -> Iterator[None]:
+    """Make `is_pinned()` True for exactly these tensors (pinning needs an accelerator)."""
+
+    def fake_is_pinned(self, *args, **kwargs):
+        return any(self is t for t in pinned)
+
+    with mock.patch.object(torch.Tensor, "is_pinned", fake_is_pinned):
+        yield
+
+
+@dataclass
+class Move:
+    source: torch.Tensor
+    target: torch.device | None  # None: a dtype-only conversion
+    non_blocking: bool
+    result: torch.Tensor
+
+
+def _to_arguments(args: tuple, kwargs: dict) -> tuple[Any, bool]:
+    """The device and non_blocking of a Tensor.to call, from any of its three signatures."""
+    device = kwargs.get("device")
+    non_blocking = kwargs.get("non_blocking", False)
+    rest = list(args)
+    if rest:
+        first = rest.pop(0)
+        if isinstance(first, torch.Tensor):  # to(other, non_blocking, copy)
+            device, at = first.device, 0
+        elif isinstance(first, torch.dtype):  # to(dtype, non_blocking, copy)
+            at = 0
+        else:  # to(device, dtype, non_blocking, copy)
+            device, at = first, 1
+        if len(rest) > at:
+            non_blocking = rest[at]
+    return device, bool(non_blocking)
+
+
+@contextlib.contextmanager
+def spy_moves(*, pretend: bool = True) -> Iterator[list[Move]]:
+    """Record every `Tensor.to` and `Tensor.cuda` call.
+
+    With `pretend`, a move to an accelerator is not performed: its result is a CPU clone.
+    Moves to the CPU or to meta, and every move without `pretend`, really happen.
+    """
+    moves: list[Move] = []
+    real_to, real_clone = torch.Tensor.to, torch.Tensor.clone
+
+    def perform(self, target, non_blocking, really):
+        device = None if target is None else torch.device(target)
+        if pretend and device is not None and device.type not in ("cpu", "meta"):
+            result = real_clone(self)
+        else:
+            result = really()
+        moves.append(Move(self, device, non_blocking, result))
+        return result
+
+    def fake_to(self, *args, **kwargs):
+        device, non_blocking = _to_arguments(args, kwargs)
+        return perform(self, device, non_blocking, lambda: real_to(self, *args, **kwargs))
+
+    def fake_cuda(self, device=None, non_blocking=False, **kwargs):
+        index = device.index if isinstance(device, torch.device) else device
+        target = torch.device("cuda", index) if index is not None else torch.device("cuda")
+        return perform(
+            self, target, non_blocking, lambda: real_to(self, target, non_blocking=non_blocking)
+        )
+
+    with (
+        mock.patch.object(torch.Tensor, "to", fake_to),
+        mock.patch.object(torch.Tensor, "cuda", fake_cuda),
+    ):
+        yield moves
+
+
+# --- batches ----------------------------------------------------------------------------------
+
+small_tensors = shapes(max_dims=2, max_side=4).flatmap(lambda shape: tensors(shape=shape))
+plain_values = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(max_size=4)
+    | st.binary(max_size=3)
+    | st.builds(Marker)
+)
+
+
+def containers(children):
+    return (
+        st.lists(children, max_size=3)
+        | st.lists(children, max_size=3).map(tuple)
+        | st.dictionaries(st.text(max_size=3), children, max_size=3)
+        | st.builds(Pair, children, children)
+        | st.builds(Sample, children, children, children)
+    )
+
+
+batches = st.recursive(small_tensors | plain_values, containers, max_leaves=8)
+"""Nested batches: tensors and plain values in lists, tuples, dicts and namedtuples."""
+
+
+def walk(batch: Any, path: str = "batch") -> Iterator[tuple[str, Any]]:
+    """(path, value) for every node of `batch`, containers before their items."""
+    yield path, batch
+    if isinstance(batch, dict):
+        for key, value in batch.items():
+            yield from walk(value, f"{path}[{key!r}]")
+    elif isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        for name, value in zip(batch._fields, batch, strict=True):
+            yield from walk(value, f"{path}.{name}")
+    elif isinstance(batch, (list, tuple)):
+        for i, value in enumerate(batch):
+            yield from walk(value, f"{path}[{i}]")
+
+
+def tensors_in(batch: Any) -> list[torch.Tensor]:
+    return [v for _, v in walk(batch) if isinstance(v, torch.Tensor)]
+
+
+def outline(batch: Any) -> str:
+    """A short picture of a batch for messages: tensors by shape, the rest by repr."""
+    if isinstance(batch, torch.Tensor):
+        return f"<tensor of shape {tuple(batch.shape)}>"
+    if isinstance(batch, dict):
+        return "{" + ", ".join(f"{k!r}: {outline(v)}" for k, v in batch.items()) + "}"
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        inner = ", ".join(f"{n}={outline(v)}" for n, v in zip(batch._fields, batch, strict=True))
+        return f"{type(batch).__name__}({inner})"
+    if isinstance(batch, tuple):
+        inner = ", ".join(outline(v) for v in batch)
+        return f"({inner},)" if len(batch) == 1 else f"({inner})"
+    if isinstance(batch, list):
+        return "[" + ", ".join(outline(v) for v in batch) + "]"
+    text = repr(batch)
+    return text if len(text) <= 24 else text[:21] + "..."
+
+
+@contextlib.contextmanager
+def recursion_budget(frames: int = 1000) -> Iterator[None]:
+    """Allow `frames` more nested calls than the caller has, so that a solution that recurses
+    forever fails the same way whatever the caller's depth (hypothesis moves the limit)."""
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + frames)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
+def call_to_device(kata, batch: Any, device, call: str) -> Any:
+    """kata.to_device(batch, device), with a crash reported as a learner message.
+
+    An AssertionError rather than pytest.fail, so that hypothesis shrinks the batch.
+    """
+    try:
+        with recursion_budget():
+            return kata.to_device(batch, device)
+    except NotImplementedError:
+        raise
+    except Exception as err:
+        raise AssertionError(
+            say(
+                call,
+                f"raised {type(err).__name__}: {err}; expected the batch back, rebuilt "
+                "container by container, with every tensor moved",
+                hint=3,
+            )
+        ) from None
+
+
+def check_structure(
+    call: str, src: Any, out: Any, check_tensor: Callable[[str, torch.Tensor, Any], None]
+) -> None:
+    """`out` has the structure of `src`: same container types, keys and lengths, the very same
+    non-tensor values; each tensor pair goes to `check_tensor(path, source, result)`."""
+
+    def visit(path: str, s: Any, o: Any) -> None:
+        if isinstance(s, torch.Tensor):
+            check_tensor(path, s, o)
+            return
+        if not isinstance(s, (dict, list, tuple)):
+            assert o is s, say(
+                call,
+                f"returned {outline(o)} at {path}, where the batch held {outline(s)}; values "
+                "that are not tensors must come back as the very same objects",
+                hint=3,
+            )
+            return
+        assert type(o) is type(s), say(
+            call,
+            f"turned {path}, a {type(s).__name__}, into {outline(o)}, a {type(o).__name__}; "
+            "every container must keep its type",
+            hint=3,
+        )
+        if isinstance(s, dict):
+            assert list(o) == list(s), say(
+                call, f"returned {path} with keys {list(o)}; expected {list(s)}", hint=3
+            )
+            for key in s:
+                visit(f"{path}[{key!r}]", s[key], o[key])
+            return
+        assert len(o) == len(s), say(
+            call,
+            f"returned {path} with {len(o)} item(s): {outline(o)}; expected {len(s)}: {outline(s)}",
+            hint=3,
+        )
+        names = s._fields if hasattr(s, "_fields") else None
+        for i, (si, oi) in enumerate(zip(s, o, strict=True)):
+            visit(f"{path}.{names[i]}" if names else f"{path}[{i}]", si, oi)
+
+    visit("batch", src, out)
+
+
+def snapshot(batch: Any) -> list[tuple[str, int]]:
+    return [(path, id(value)) for path, value in walk(batch)]
+
+
+def check_batch_untouched(call: str, batch: Any, before: list[tuple[str, int]]) -> None:
+    assert snapshot(batch) == before, say(
+        call,
+        "changed the caller's batch in place; build new containers and leave the input as it was",
+        hint=3,
+    )
+
+
+def is_accelerator(device) -> bool:
+    return torch.device(device).type not in ("cpu", "meta")
+
+
+def target_devices():
+    return st.sampled_from(ACCELERATORS) | cpu_spellings() | st.sampled_from(METAS)
+
+
+def moved_by(call: str, moves: list[Move], device, pinned) -> Callable:
+    """A check_structure callback: each tensor went through Tensor.to (or .cuda) to `device`,
+    with non_blocking exactly when its source is in `pinned` and `device` is an accelerator."""
+    target = torch.device(device)
+    accelerator = is_accelerator(target)
+
+    def check(path: str, src: torch.Tensor, out: Any) -> None:
+        move = next((m for m in moves if m.result is out and m.source is src), None)
+        if move is None and target.type == "cpu" and out is src:
+            return  # already on the CPU: nothing to move
+        assert move is not None, say(
+            call,
+            f"returned {outline(out)} at {path} without moving that tensor with "
+            f"Tensor.to({device!r}, ...)",
+            hint=2,
+        )
+        assert move.target is not None and same_device(move.target, target), say(
+            call, f"moved {path} to {move.target}; expected {target}", hint=2
+        )
+        want = accelerator and any(src is p for p in pinned)
+        kind = "pinned" if any(src is p for p in pinned) else "pageable (not pinned)"
+        assert move.non_blocking == want, say(
+            call,
+            f"moved {path}, a {kind} tensor, to {target} with non_blocking={move.non_blocking}; "
+            f"expected non_blocking={want}",
+            hint=4,
+        )
+
+    return check
+
+
+# --- loader_kwargs ----------------------------------------------------------------------------
+
+
+@given(
+    n=gpu_counts,
+    device=st.sampled_from(ACCELERATORS),
+    num_workers=st.none() | st.integers(0, 8),
+)
+def test_loader_kwargs_pins_for_an_accelerator(kata, n, device, num_workers):
+    with fake_gpus(n):
+        if num_workers is None:
+            got = kata.loader_kwargs(device)
+            call, num_workers = f"loader_kwargs({device!r})", 1
+        else:
+            got = kata.loader_kwargs(device, num_workers=num_workers)
+            call = f"loader_kwargs({device!r}, num_workers={num_workers})"
+    want = {"num_workers": num_workers, "pin_memory": True}
+    assert isinstance(got, dict) and got == want, say(
+        f"{call} on a machine with {n} GPU(s)",
+        f"returned {got!r}; expected {want!r}. The answer depends on the device asked for, "
+        "not on the machine",
+        hint=1,
+    )
+
+
+@given(n=gpu_counts, device=cpu_spellings(), num_workers=st.none() | st.integers(0, 8))
+def test_loader_kwargs_is_empty_for_the_cpu(kata, n, device, num_workers):
+    with fake_gpus(n):
+        if num_workers is None:
+            got, call = kata.loader_kwargs(device), f"loader_kwargs({device!r})"
+        else:
+            got = kata.loader_kwargs(device, num_workers=num_workers)
+            call = f"loader_kwargs({device!r}, num_workers={num_workers})"
+    assert isinstance(got, dict) and got == {}, say(
+        f"{call} on a machine with {n} GPU(s)",
+        f"returned {got!r}; expected {{}}: batches for the CPU gain nothing from pinned memory, "
+        "and the DataLoader warns when asked to pin without an accelerator",
+        hint=1,
+    )
+
+
+@given(n=gpu_counts, device=st.sampled_from(METAS))
+def test_loader_kwargs_is_empty_for_meta(kata, n, device):
+    with fake_gpus(n):
+        got = kata.loader_kwargs(device)
+    assert isinstance(got, dict) and got == {}, say(
+        f"loader_kwargs({device!r})",
+        f"returned {got!r}; expected {{}}: meta tensors hold no data, so no copy is ever "
+        "staged for them",
+        hint=1,
+    )
+
+
+BAD_DEVICE_STRINGS = ["gpu", "GPU", "CUDA", "cuda:x", " cuda", "cuda0", "", "nvidia:0", "cpu:-1"]
+
+
+def torch_rejects(text: str) -> bool:
+    try:
+        torch.device(text)
+    except RuntimeError:
+        return True
+    return False
+
+
+def check_quoted(call: str, err: BaseException, text: str, hint: int) -> None:
+    message = str(err)
+    assert repr(text) in message or f'"{text}"' in message, say(
+        call, f"raised ValueError({message!r}), which does not quote the input {text!r}", hint=hint
+    )
+
+
+@given(text=st.sampled_from(BAD_DEVICE_STRINGS) | st.text(max_size=8))
+def test_loader_kwargs_quotes_a_bad_device(kata, text):
+    assume(torch_rejects(text))
+    call = f"loader_kwargs({text!r})"
+    with say.raises(ValueError, call, hint=1) as raised:
+        kata.loader_kwargs(text)
+    check_quoted(call, raised.value, text, hint=1)
+
+
+@given(device=st.sampled_from(ACCELERATORS), num_workers=st.integers(max_value=-1))
+def test_loader_kwargs_rejects_a_negative_worker_count(kata, device, num_workers):
+    call = f"loader_kwargs({device!r}, num_workers={num_workers})"
+    with say.raises(ValueError, call, hint=1):
+        kata.loader_kwargs(device, num_workers=num_workers)
+
+
+# --- make_loader ------------------------------------------------------------------------------
+
+
+def numbered_dataset(size: int) -> TensorDataset:
+    """Sample i is (features, i): the labels say which samples a loader produced."""
+    features = torch.arange(size * 3, dtype=torch.float32).reshape(size, 3)
+    return TensorDataset(features, torch.arange(size))
+
+
+class NamedSamples(Dataset):
+    """Samples like {"image": tensor, "label": i, "name": "s<i>"}; batches are dicts whose
+    "name" is a list of strings, which to_device must keep."""
+
+    def __init__(self, size: int) -> None:
+        self.images = torch.arange(size * 6, dtype=torch.float32).reshape(size, 2, 3)
+        self.size = size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, i: int) -> dict:
+        return {"image": self.images[i], "label": i, "name": f"s{i}"}
+
+
+@given(
+    n=gpu_counts,
+    device=st.sampled_from(ACCELERATORS) | cpu_spellings(),
+    batch_size=st.integers(1, 8),
+    shuffle=st.none() | st.booleans(),
+)
+def test_make_loader_uses_loader_kwargs(kata, n, device, batch_size, shuffle):
+    dataset = numbered_dataset(10)
+    with fake_gpus(n):
+        if shuffle is None:
+            loader = kata.make_loader(dataset, batch_size, device)
+            call, shuffle = f"make_loader(dataset, {batch_size}, {device!r})", True
+        else:
+            loader = kata.make_loader(dataset, batch_size, device, shuffle=shuffle)
+            call = f"make_loader(dataset, {batch_size}, {device!r}, shuffle={shuffle})"
+    assert isinstance(loader, DataLoader), say(
+        call, f"returned a {type(loader).__name__}; expected a torch DataLoader", hint=2
+    )
+    assert loader.dataset is dataset, say(
+        call, "built its DataLoader over a new dataset; pass the caller's dataset as it is", hint=2
+    )
+    pin = is_accelerator(device)
+    got = {
+        "batch_size": loader.batch_size,
+        "pin_memory": loader.pin_memory,
+        "num_workers": loader.num_workers,
+    }
+    want = {"batch_size": batch_size, "pin_memory": pin, "num_workers": 1 if pin else 0}
+    assert got == want, say(
+        call,
+        f"built a DataLoader with {got}; expected {want}, the options loader_kwargs({device!r}) "
+        "gives",
+        hint=1,
+    )
+    sampler = RandomSampler if shuffle else SequentialSampler
+    assert isinstance(loader.sampler, sampler), say(
+        call,
+        f"built a DataLoader with a {type(loader.sampler).__name__}; shuffle={shuffle} means a "
+        f"{sampler.__name__}",
+        hint=2,
+    )
+
+
+@given(n=gpu_counts, device=st.sampled_from(ACCELERATORS) | cpu_spellings())
+def test_make_loader_leaves_the_dataset_where_it_is(kata, n, device):
+    dataset = numbered_dataset(6)
+    originals = list(dataset.tensors)
+    pointers = [t.untyped_storage().data_ptr() for t in originals]
+    call = f"make_loader(dataset, 2, {device!r})"
+    pins = []
+
+    def record_pin(self, *args, **kwargs):
+        pins.append(self)
+        return self
+
+    with (
+        fake_gpus(n),
+        spy_moves() as moves,
+        mock.patch.object(torch.Tensor, "pin_memory", record_pin),
+    ):
+        kata.make_loader(dataset, 2, device)
+    assert not moves and not pins, say(
+        call,
+        f"moved or pinned {len(moves) + len(pins)} tensor(s) of the dataset up front; a loader "
+        "only describes how batches will be made, and each batch moves on its own",
+        hint=2,
+    )
+    same = all(a is b for a, b in zip(dataset.tensors, originals, strict=True))
+    unchanged = [t.untyped_storage().data_ptr() for t in dataset.tensors] == pointers
+    assert same and unchanged and all(t.device.type == "cpu" for t in dataset.tensors), say(
+        call, "replaced the dataset's tensors; the dataset must stay where it is", hint=2
+    )
+
+
+@settings(max_examples=25)
+@given(
+    device=cpu_spellings(),
+    size=st.integers(1, 20),
+    batch_size=st.integers(1, 8),
+    shuffle=st.booleans(),
+)
+def test_cpu_loader_does_not_warn(kata, device, size, batch_size, shuffle):
+    call = f"make_loader(dataset of {size}, {batch_size}, {device!r}, shuffle={shuffle})"
+    with fake_gpus(0), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        batches = list(
+            kata.make_loader(numbered_dataset(size), batch_size, device, shuffle=shuffle)
+        )
+    pin_warnings = [str(w.message) for w in caught if PIN_WARNING in str(w.message)]
+    assert not pin_warnings, say(
+        call,
+        f"made the DataLoader warn: {pin_warnings}; a CPU loader must not ask for pinned memory",
+        hint=1,
+    )
+    labels = [int(i) for _, label in batches for i in label]
+    want = list(range(size))
+    assert sorted(labels) == want and (shuffle or labels == want), say(
+        call,
+        f"gave the samples {labels}; expected each of 0..{size - 1} once"
+        + ("" if shuffle else ", in order"),
+        hint=2,
+    )
+
+
+def test_gpu_loader_warns_without_a_gpu(kata):
+    call = "make_loader(dataset, 4, 'cuda') on a machine without an accelerator"
+    with fake_gpus(0), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        list(kata.make_loader(numbered_dataset(10), 4, "cuda"))
+    pin_warnings = [w for w in caught if PIN_WARNING in str(w.message)]
+    assert pin_warnings, say(
+        call,
+        "loaded without the DataLoader's warning that pin_memory=True needs an accelerator; a "
+        "loader for an accelerator must ask for pinned memory",
+        hint=1,
+    )
+
+
+def test_forced_pin_path_pins_every_batch(kata):
+    size, batch_size = 10, 4
+    call = f"make_loader(dataset of {size} samples, {batch_size}, 'cuda', shuffle=False)"
+    with forced_pin_path() as pinned, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        batches = list(kata.make_loader(NamedSamples(size), batch_size, "cuda", shuffle=False))
+        stray = [str(w.message) for w in caught if PIN_WARNING in str(w.message)]
+        assert not stray, say(call, f"warned: {stray}", hint=1)
+        assert pinned, say(
+            call,
+            "gave batches that never went through Tensor.pin_memory(); a loader for an "
+            "accelerator stages each batch in pinned memory (pin_memory=True)",
+            hint=1,
+        )
+        labels = [int(i) for b in batches for i in b["label"]]
+        assert labels == list(range(size)), say(call, f"gave the samples {labels}", hint=2)
+        staged = [out for _, out in pinned]
+        for k, batch in enumerate(batches):
+            for t in tensors_in(batch):
+                assert any(t is s for s in staged), say(
+                    call, f"gave batch {k} with a tensor that was not pinned", hint=1
+                )
+        expected = sum(len(tensors_in(b)) for b in batches)
+        assert len(pinned) == expected, say(
+            call,
+            f"pinned {len(pinned)} tensors for {len(batches)} batches holding {expected}; "
+            "the DataLoader pins each batch once, as it hands it out",
+            hint=2,
+        )
+
+        for k, batch in enumerate(batches):
+            move_call = f"to_device(batch {k} of that loader, 'cuda')"
+            before = snapshot(batch)
+            with spy_moves() as moves:
+                out = call_to_device(kata, batch, "cuda", move_call)
+            check_batch_untouched(move_call, batch, before)
+            check_structure(move_call, batch, out, moved_by(move_call, moves, "cuda", staged))
+
+
+# --- to_device --------------------------------------------------------------------------------
+
+
+@given(batch=batches, device=st.sampled_from(ACCELERATORS))
+def test_to_device_keeps_the_structure(kata, batch, device):
+    call = f"to_device({outline(batch)}, {device!r})"
+    before = snapshot(batch)
+    with spy_moves() as moves:
+        out = call_to_device(kata, batch, device, call)
+    check_batch_untouched(call, batch, before)
+    check_structure(call, batch, out, moved_by(call, moves, device, pinned=[]))
+
+
+@given(data=st.data(), batch=batches, device=target_devices())
+def test_to_device_non_blocking_only_when_pinned(kata, data, batch, device):
+    found = tensors_in(batch)
+    flags = data.draw(st.lists(st.booleans(), min_size=len(found), max_size=len(found)), "pinned")
+    pinned = [t for t, flag in zip(found, flags, strict=True) if flag]
+    call = f"to_device({outline(batch)}, {device!r}) with {len(pinned)} pinned tensor(s)"
+    with pretend_pinned(pinned), spy_moves() as moves:
+        out = call_to_device(kata, batch, device, call)
+    check_structure(call, batch, out, moved_by(call, moves, device, pinned))
+
+
+@given(
+    value=st.sampled_from(
+        [{"x": torch.zeros(2)}, [torch.zeros(2), 1], torch.zeros(3), "no tensor at all"]
+    ),
+    text=st.sampled_from(BAD_DEVICE_STRINGS),
+)
+def test_to_device_quotes_a_bad_device(kata, value, text):
+    assume(torch_rejects(text))
+    call = f"to_device({outline(value)}, {text!r})"
+    with say.raises(ValueError, call, hint=1) as raised:
+        kata.to_device(value, text)
+    check_quoted(call, raised.value, text, hint=1)
+
+
+# --- on the real machine: the cuda tier, whose bodies also run on cpu -------------------------
+
+
+def test_loader_batches_are_pinned_and_move_to_the_device(kata, device):
+    size = 10
+    call = f"make_loader(dataset of {size}, 4, {device!r}, shuffle=False)"
+    with real_world(device), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        batches = list(kata.make_loader(numbered_dataset(size), 4, device, shuffle=False))
+        stray = [str(w.message) for w in caught if PIN_WARNING in str(w.message)]
+        assert not stray, say(call, f"warned: {stray}", hint=1)
+        staged = device.type != "cpu"
+        for k, batch in enumerate(batches):
+            for t in tensors_in(batch):
+                assert t.is_pinned() == staged, say(
+                    call,
+                    f"gave batch {k} with is_pinned()={t.is_pinned()}; expected {staged} for "
+                    f"batches headed to {device}",
+                    hint=1,
+                )
+            move_call = f"to_device(batch {k}, {device!r})"
+            with spy_moves(pretend=False) as moves:
+                out = call_to_device(kata, batch, device, move_call)
+            check_structure(
+                move_call, batch, out, moved_by(move_call, moves, device, tensors_in(batch))
+            )
+            for src, got in zip(tensors_in(batch), tensors_in(out), strict=True):
+                assert same_device(got.device, device) and torch.equal(got.cpu(), src), say(
+                    move_call, f"returned {got} on {got.device}; expected {src} on {device}", hint=2
+                )
+    labels = [int(i) for _, label in batches for i in label]
+    assert labels == list(range(size)), say(call, f"gave the samples {labels}", hint=2)
+
+
+@settings(max_examples=30)
+@given(data=st.data(), batch=batches)
+def test_to_device_on_the_device_equals_the_source(kata, device, data, batch):
+    with real_world(device):
+        found = tensors_in(batch)
+        if device.type != "cpu":  # pin some sources for real
+            flags = data.draw(st.lists(st.booleans(), min_size=len(found), max_size=len(found)))
+            pinned = {id(t): t.pin_memory() for t, f in zip(found, flags, strict=True) if f}
+            batch = rebuild(batch, lambda t: pinned.get(id(t), t))
+        pinned = [t for t in tensors_in(batch) if t.is_pinned()]
+        call = f"to_device({outline(batch)}, {device!r}) with {len(pinned)} pinned tensor(s)"
+        with spy_moves(pretend=False) as moves:
+            out = call_to_device(kata, batch, device, call)
+        check_move = moved_by(call, moves, device, pinned)
+
+        def check(path: str, src: torch.Tensor, got: Any) -> None:
+            check_move(path, src, got)
+            assert isinstance(got, torch.Tensor) and same_device(got.device, device), say(
+                call, f"returned {outline(got)} at {path}; expected a tensor on {device}", hint=2
+            )
+            assert got.dtype == src.dtype and torch.equal(got.cpu(), src), say(
+                call, f"returned {got} at {path}; expected the values {src}", hint=2
+            )
+
+        check_structure(call, batch, out, check)
+
+
+def rebuild(batch: Any, leaf: Callable[[torch.Tensor], torch.Tensor]) -> Any:
+    """The test's own plain copy of `batch`, with each tensor replaced by `leaf(tensor)`."""
+    if isinstance(batch, torch.Tensor):
+        return leaf(batch)
+    if isinstance(batch, dict):
+        return {k: rebuild(v, leaf) for k, v in batch.items()}
+    if isinstance(batch, tuple) and hasattr(batch, "_fields"):
+        return type(batch)(*(rebuild(v, leaf) for v in batch))
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(rebuild(v, leaf) for v in batch)
+    return batch
