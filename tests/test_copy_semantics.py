@@ -34,38 +34,6 @@ SOME = settings(max_examples=settings().max_examples // 2)  # meets every view k
 FEW = settings(max_examples=settings().max_examples // 5)  # hardly depends on the tensor drawn
 
 
-def unwritten(err: NotImplementedError) -> bool:
-    """Is this the stub's "not written yet", rather than torch's NotImplementedError?"""
-    return str(err).startswith("copy_semantics: ")
-
-
-def call(text: str, function, *args, hint: int, **kwargs):
-    """Call the kata; an exception or a warning fails the test with a message for a learner."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            result = function(*args, **kwargs)
-        except NotImplementedError as err:
-            if unwritten(err):
-                raise
-            pytest.fail(  # worded so that it does not read as "not written yet"
-                say(text, f"let torch's error escape ({err}); expected it to work", hint=hint),
-                pytrace=False,
-            )
-        except Exception as err:
-            pytest.fail(
-                say(text, f"raised {type(err).__name__}: {err}; expected it to work", hint=hint),
-                pytrace=False,
-            )
-    if caught:
-        w = caught[0]
-        pytest.fail(
-            say(text, f"warned {w.category.__name__}: {w.message}; expected no warning", hint=hint),
-            pytrace=False,
-        )
-    return result
-
-
 # --- what the tests draw ----------------------------------------------------------------------
 
 
@@ -140,7 +108,7 @@ def numpy_values(x: torch.Tensor) -> np.ndarray:
 
 
 def check_shares(kata, a, b, text: str, want: bool, why: str) -> None:
-    got = call(f"shares_memory({text})", kata.shares_memory, a, b, hint=1)
+    got = say.call(f"shares_memory({text})", kata.shares_memory, a, b, hint=1)
     assert got is want, say(
         f"shares_memory({text})", f"returned {got!r}; expected {want}: {why}", hint=1
     )
@@ -237,7 +205,7 @@ def test_move_returns_x_itself_when_already_there(kata, device, data):
     s = data.draw(subjects(device=device), label="x")
     spelling = data.draw(device_spellings(device), label="device")
     text = f"move(x, {spelling!r})"
-    got = call(text, kata.move, s.x, spelling, hint=2)
+    got = say.call(text, kata.move, s.x, spelling, hint=2)
     if got is not s.x:
         what = (
             "a copy"
@@ -259,7 +227,7 @@ def test_move_returns_x_itself_when_already_there(kata, device, data):
 @given(s=subjects(), spelling=st.sampled_from(["meta", torch.device("meta"), "meta:0"]))
 def test_move_to_another_device_makes_a_tensor_there(kata, s, spelling):
     text = f"move(x, {spelling!r})"
-    got = call(text, kata.move, s.x, spelling, hint=2)
+    got = say.call(text, kata.move, s.x, spelling, hint=2)
     assert isinstance(got, torch.Tensor) and got.device.type == "meta", say(
         text, f"returned {got!r}; expected a tensor on the meta device ({s})", hint=2
     )
@@ -280,20 +248,20 @@ def test_move_there_and_back(kata, device, data):
         label="x",
     )
     text = f"move(x, {str(device)!r})"
-    there = call(text, kata.move, x, device, hint=2)
+    there = say.call(text, kata.move, x, device, hint=2)
     assert isinstance(there, torch.Tensor) and same_device(there.device, device), say(
         text, f"returned {there!r}; expected a tensor on {device}", hint=2
     )
     assert there.dtype == x.dtype and torch.equal(there.cpu(), x), say(
         text, "returned a tensor with other values or dtype than x", hint=2
     )
-    again = call(f"move(y, {str(device)!r})", kata.move, there, device, hint=2)
+    again = say.call(f"move(y, {str(device)!r})", kata.move, there, device, hint=2)
     assert again is there, say(
         f"move(y, {str(device)!r})",
         f"returned a new tensor; y = move(x, {str(device)!r}) is already there",
         hint=2,
     )
-    back = call("move(y, 'cpu')", kata.move, there, "cpu", hint=2)
+    back = say.call("move(y, 'cpu')", kata.move, there, "cpu", hint=2)
     assert isinstance(back, torch.Tensor) and back.device.type == "cpu", say(
         "move(y, 'cpu')", f"returned {back!r}; expected a CPU tensor", hint=2
     )
@@ -330,7 +298,7 @@ def test_move_between_cpu_spellings_never_asks_cuda(kata, s, spelling):
         mock.patch.multiple(torch.cuda, **cuda),
         mock.patch.object(torch.accelerator, "current_device_index", index),
     ):
-        call(f"move(x, {spelling!r})", kata.move, s.x, spelling, hint=2)
+        say.call(f"move(x, {spelling!r})", kata.move, s.x, spelling, hint=2)
     assert not asked, say(
         f"move(x, {spelling!r})",
         f"called {asked[0]}() with x on the CPU; that starts CUDA. Only a CUDA tensor moved to "
@@ -361,16 +329,16 @@ def test_move_reads_bare_cuda_as_the_current_gpu(kata):
     x0 = torch.arange(4.0, device="cuda:0")
     with torch.cuda.device(1):
         text = "move(x, 'cuda') with x on cuda:0 while cuda:1 is current"
-        got = call(text, kata.move, x0, "cuda", hint=2)
+        got = say.call(text, kata.move, x0, "cuda", hint=2)
         assert got.device == torch.device("cuda", 1) and torch.equal(got.cpu(), x0.cpu()), say(
             text, f"returned a tensor on {got.device}; 'cuda' means the current GPU, cuda:1", hint=2
         )
         text = "move(y, 'cuda') with y on cuda:1, the current GPU"
-        assert call(text, kata.move, got, "cuda", hint=2) is got, say(
+        assert say.call(text, kata.move, got, "cuda", hint=2) is got, say(
             text, "returned a new tensor; y is on the current GPU already", hint=2
         )
         text = "move(x, 'cuda:0') with x on cuda:0 while cuda:1 is current"
-        assert call(text, kata.move, x0, "cuda:0", hint=2) is x0, say(
+        assert say.call(text, kata.move, x0, "cuda:0", hint=2) is x0, say(
             text, "returned a new tensor; x is on cuda:0 already", hint=2
         )
 
@@ -382,7 +350,7 @@ def test_move_reads_bare_cuda_as_the_current_gpu(kata):
 @given(data=st.data())
 def test_snapshot_is_an_equal_copy_with_its_own_memory(kata, device, data):
     s = data.draw(subjects(device=device), label="x")
-    snap = call("snapshot(x)", kata.snapshot, s.x, hint=3)
+    snap = say.call("snapshot(x)", kata.snapshot, s.x, hint=3)
     assert isinstance(snap, torch.Tensor) and snap is not s.x, say(
         "snapshot(x)",
         f"returned {'x itself' if snap is s.x else repr(snap)}; expected a new tensor",
@@ -408,7 +376,7 @@ def test_snapshot_is_cut_from_the_graph(kata, s, through):
     leaf = s.x.detach().requires_grad_()
     y = {"leaf": lambda: leaf, "x * 2": lambda: leaf * 2, "x.sum()": lambda: leaf.sum()}[through]()
     text = f"snapshot(y) with y = {through} and x requiring grad"
-    snap = call(text, kata.snapshot, y, hint=3)
+    snap = say.call(text, kata.snapshot, y, hint=3)
     assert isinstance(snap, torch.Tensor) and not snap.requires_grad and snap.grad_fn is None, say(
         text,
         f"returned a tensor with requires_grad={getattr(snap, 'requires_grad', '?')} and "
@@ -422,7 +390,7 @@ def test_snapshot_is_cut_from_the_graph(kata, s, through):
 def test_snapshot_never_sees_later_changes(kata, device, data):
     s = data.draw(subjects(device=device), label="x")
     before = s.x.detach().clone()
-    snap = call("snapshot(x)", kata.snapshot, s.x, hint=3)
+    snap = say.call("snapshot(x)", kata.snapshot, s.x, hint=3)
     version = snap._version
     with torch.no_grad():
         bump(s.base)
@@ -479,7 +447,7 @@ def test_to_numpy_gives_the_values_on_any_device(kata, device, data):
     s = data.draw(subjects(device=device), label="x")
     copy = data.draw(st.booleans(), label="copy")
     text = f"to_numpy(x, copy={copy}) with {s} on {device}"
-    check_array(text, call(text, kata.to_numpy, s.x, copy=copy, hint=4), s.x)
+    check_array(text, say.call(text, kata.to_numpy, s.x, copy=copy, hint=4), s.x)
 
 
 @SOME
@@ -489,7 +457,7 @@ def test_to_numpy_shares_memory_with_a_cpu_tensor(kata, data):
         subjects(dtype=data.draw(st.sampled_from(NUMPY_DTYPES), label="dtype")), label="x"
     )
     text = f"to_numpy(x) with {s}"
-    array = call(text, kata.to_numpy, s.x, hint=4)
+    array = say.call(text, kata.to_numpy, s.x, hint=4)
     check_array(text, array, s.x)
     assert np.shares_memory(array, s.base.detach().numpy()), say(
         text,
@@ -504,7 +472,7 @@ def test_to_numpy_shares_memory_with_a_cpu_tensor(kata, data):
 def test_to_numpy_with_copy_never_shares(kata, device, data):
     s = data.draw(subjects(device=device), label="x")
     text = f"to_numpy(x, copy=True) with {s} on {device}"
-    array = call(text, kata.to_numpy, s.x, copy=True, hint=4)
+    array = say.call(text, kata.to_numpy, s.x, copy=True, hint=4)
     check_array(text, array, s.x)
     kept = array.copy()
     assert not array_overlaps(array, s.base), say(
@@ -521,7 +489,7 @@ def test_to_numpy_with_copy_never_shares(kata, device, data):
 @given(s=subjects(dtype=torch.bfloat16), copy=st.booleans())
 def test_to_numpy_converts_bfloat16_exactly(kata, s, copy):
     text = f"to_numpy(x, copy={copy}) with {s}"
-    check_array(text, call(text, kata.to_numpy, s.x, copy=copy, hint=4), s.x)
+    check_array(text, say.call(text, kata.to_numpy, s.x, copy=copy, hint=4), s.x)
 
 
 @FEW
@@ -543,7 +511,7 @@ def test_to_numpy_resolves_conjugate_and_negative_bits(kata, shape, dtype, seed,
         "z.conj().t()": lambda: z.conj().t(),
     }[how]()
     text = f"to_numpy(x, copy={copy}) with x = {how} (is_conj={x.is_conj()}, is_neg={x.is_neg()})"
-    array = call(text, kata.to_numpy, x, copy=copy, hint=4)
+    array = say.call(text, kata.to_numpy, x, copy=copy, hint=4)
     want = x.resolve_conj().resolve_neg().numpy()
     assert isinstance(array, np.ndarray) and array.dtype == want.dtype, say(
         text,
@@ -576,7 +544,7 @@ def test_to_numpy_refuses_a_meta_tensor(kata):
         try:
             kata.to_numpy(torch.zeros(2, 3, device="meta"))
         except NotImplementedError as err:  # torch's "Cannot copy out of meta tensor"
-            if unwritten(err):
+            if say.unwritten(err):
                 raise
             pytest.fail(
                 say(text, f"let torch's error escape ({err}); expected ValueError", hint=4),
@@ -630,7 +598,7 @@ def check_tensor(text: str, t, a: np.ndarray) -> None:
 def test_from_numpy_shares_memory_with_the_array(kata, drawn):
     kind, _, a = drawn
     text = f"from_numpy(a) with {describe(kind, a)}"
-    t = call(text, kata.from_numpy, a, hint=4)
+    t = say.call(text, kata.from_numpy, a, hint=4)
     check_tensor(text, t, a)
     assert np.shares_memory(t.numpy(), a), say(
         text, "returned a copy; with copy=False the tensor must share a's memory", hint=4
@@ -642,7 +610,7 @@ def test_from_numpy_shares_memory_with_the_array(kata, drawn):
 def test_from_numpy_with_copy_owns_its_memory(kata, drawn):
     kind, base, a = drawn
     text = f"from_numpy(a, copy=True) with {describe(kind, a)}"
-    t = call(text, kata.from_numpy, a, copy=True, hint=4)
+    t = say.call(text, kata.from_numpy, a, copy=True, hint=4)
     check_tensor(text, t, a)
     kept = t.clone()
     assert not np.shares_memory(t.numpy(), a), say(
@@ -693,7 +661,7 @@ def test_from_numpy_refuses_to_share_what_torch_cannot(kata, drawn):
 def test_from_numpy_copies_what_torch_cannot_share(kata, drawn):
     kind, a = drawn
     text = f"from_numpy(a, copy=True) with {describe(kind, a)}"
-    t = call(text, kata.from_numpy, a, copy=True, hint=4)
+    t = say.call(text, kata.from_numpy, a, copy=True, hint=4)
     check_tensor(text, t, a)
 
 

@@ -12,7 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from tests.strategies import gpu_counts
-from tests.support import Say, fake_gpus, real_world
+from tests.support import Say, fake_gpus, real_world, torch_rejects
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -150,14 +150,6 @@ BAD_DEVICE_STRINGS = [
     "cuda:99999999999",
     "cuda:0:1",
 ]
-
-
-def torch_rejects(text: str) -> bool:
-    try:
-        torch.device(text)
-    except RuntimeError:
-        return True
-    return False
 
 
 @given(n=gpu_counts, text=st.sampled_from(BAD_DEVICE_STRINGS) | st.text(max_size=12))

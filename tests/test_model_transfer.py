@@ -128,19 +128,6 @@ def scramble(model: nn.Module, seed: int) -> nn.Module:
     return model
 
 
-def attempt(call: str, run, *, expected: str, hint: int):
-    """Call the kata; an unexpected exception becomes a message for the learner."""
-    try:
-        return run()
-    except NotImplementedError:
-        raise
-    except Exception as err:
-        pytest.fail(
-            say(call, f"raised {type(err).__name__}: {err}; expected {expected}", hint=hint),
-            pytrace=False,
-        )
-
-
 # --- model_device -----------------------------------------------------------------------------
 
 
@@ -230,7 +217,7 @@ def test_move_model_moves_parameters_and_buffers(kata, data, arch):
         model.get_submodule(name).to("meta")
     requires_grad = {name: p.requires_grad for name, p in model.named_parameters()}
     call = f"move_model({arch}, 'meta')"
-    got = attempt(
+    got = say.call(
         call,
         lambda: kata.move_model(model, "meta"),
         expected="every parameter and buffer on meta",
@@ -442,7 +429,7 @@ def test_load_checkpoint_reads_a_gpu_checkpoint_on_a_cpu_host(kata, arch, seed, 
         # The checkpoint really is one from a GPU: torch.load without map_location refuses it.
         with pytest.raises(RuntimeError, match=CUDA_ON_CPU_HOST):
             torch.load(io.BytesIO(saved_on_gpu), weights_only=True)
-        got = attempt(
+        got = say.call(
             call,
             lambda: kata.load_checkpoint(io.BytesIO(saved_on_gpu), model, spelling),
             expected="the tensors mapped onto the CPU (map_location)",
@@ -533,7 +520,7 @@ def test_gpu_checkpoint_loads_onto_the_device(kata, device, arch, seed, data):
     ids = [id(p) for p in model.parameters()]
     call = f"load_checkpoint(<checkpoint saved on cuda:0>, {arch}, {spelling!r})"
     with real_world(device):
-        got = attempt(
+        got = say.call(
             call,
             lambda: kata.load_checkpoint(
                 io.BytesIO(cuda_tagged_checkpoint(state)), model, spelling

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from torch.utils.data import DataLoader, Dataset, RandomSampler, SequentialSampler, TensorDataset
 
 from tests.strategies import cpu_spellings, gpu_counts, shapes, tensors
-from tests.support import Say, fake_gpus, real_world, same_device
+from tests.support import Say, fake_gpus, real_world, same_device, torch_rejects
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -415,14 +415,6 @@ def test_loader_kwargs_is_empty_for_meta(kata, n, device):
 
 
 BAD_DEVICE_STRINGS = ["gpu", "GPU", "CUDA", "cuda:x", " cuda", "cuda0", "", "nvidia:0", "cpu:-1"]
-
-
-def torch_rejects(text: str) -> bool:
-    try:
-        torch.device(text)
-    except RuntimeError:
-        return True
-    return False
 
 
 def check_quoted(call: str, err: BaseException, text: str, hint: int) -> None:

@@ -167,19 +167,6 @@ def rows_of(x: torch.Tensor) -> tuple[int, int]:
     return x.shape[0], math.prod(x.shape[1:])
 
 
-def call(what: str, func, *args, hint: int, expect: str):
-    """Call the kata; an unexpected exception becomes a message for the learner."""
-    try:
-        return func(*args)
-    except NotImplementedError:
-        raise
-    except Exception as err:
-        pytest.fail(
-            say(what, f"raised {type(err).__name__}: {err}; expected {expect}", hint=hint),
-            pytrace=False,
-        )
-
-
 def unravel(k: int, shape) -> tuple[int, ...]:
     index = []
     for size in reversed(shape):
@@ -217,8 +204,8 @@ def test_flatten_rows_matches_reshape(kata, device, data):
     kind, x = data.draw(inputs(device=device), label="x")
     n, w = rows_of(x)
     what = f"flatten_rows({about(kind, x)})"
-    got = call(
-        what, kata.flatten_rows, x, hint=1, expect=f"shape ({n}, {w}); never raise on a layout"
+    got = say.call(
+        what, kata.flatten_rows, x, hint=1, expected=f"shape ({n}, {w}); never raise on a layout"
     )
     check_tensor(what, got, x.reshape(n, w), hint=1)
 
@@ -228,7 +215,7 @@ def test_flatten_rows_views_when_it_can(kata, device, data):
     kind, x = data.draw(inputs(device=device), label="x")
     n, w = rows_of(x)
     what = f"flatten_rows({about(kind, x)})"
-    got = call(what, kata.flatten_rows, x, hint=1, expect=f"shape ({n}, {w})")
+    got = say.call(what, kata.flatten_rows, x, hint=1, expected=f"shape ({n}, {w})")
     check_tensor(what, got, x.reshape(n, w), hint=1)
     if can_view(x, (n, w)):
         assert shares(got, x), say(
@@ -250,7 +237,7 @@ def test_flatten_rows_writes_reach_x_only_through_a_view(kata, device, data):
     i, j = data.draw(st.integers(0, n - 1), label="i"), data.draw(st.integers(0, w - 1), label="j")
     before = x.clone()
     what = f"flatten_rows({about(kind, x)})"
-    got = call(what, kata.flatten_rows, x, hint=1, expect=f"shape ({n}, {w})")
+    got = say.call(what, kata.flatten_rows, x, hint=1, expected=f"shape ({n}, {w})")
     check_tensor(what, got, before.reshape(n, w), hint=1)
     got[i, j] = MARK  # one element: allowed even where x is expanded
     if can_view(x, (n, w)):
@@ -274,12 +261,12 @@ def test_flatten_rows_handles_empty_tensors(kata, shape, data):
     x = torch.zeros(shape).permute(*perm)
     n, w = rows_of(x)
     what = f"flatten_rows(x of shape {tuple(x.shape)})"
-    got = call(
+    got = say.call(
         what,
         kata.flatten_rows,
         x,
         hint=4,
-        expect=f"shape ({n}, {w})"
+        expected=f"shape ({n}, {w})"
         + (": compute the row width, since reshape(0, -1) cannot infer it" if n == 0 else ""),
     )
     assert isinstance(got, torch.Tensor) and got.shape == (n, w), say(
@@ -321,14 +308,18 @@ def unpack(what: str, got) -> tuple[torch.Tensor, bool]:
 @given(data=st.data())
 def test_view_or_copy_matches_reshape(kata, device, data):
     x, shape, what = draw_case(data, device)
-    result, _ = unpack(what, call(what, kata.view_or_copy, x, shape, hint=1, expect="a result"))
+    result, _ = unpack(
+        what, say.call(what, kata.view_or_copy, x, shape, hint=1, expected="a result")
+    )
     check_tensor(what, result, x.reshape(shape), hint=1)
 
 
 @given(data=st.data())
 def test_view_or_copy_views_when_it_can(kata, device, data):
     x, shape, what = draw_case(data, device)
-    result, _ = unpack(what, call(what, kata.view_or_copy, x, shape, hint=1, expect="a result"))
+    result, _ = unpack(
+        what, say.call(what, kata.view_or_copy, x, shape, hint=1, expected="a result")
+    )
     if can_view(x, shape):
         assert shares(result, x), say(
             what,
@@ -341,7 +332,9 @@ def test_view_or_copy_views_when_it_can(kata, device, data):
 @given(data=st.data())
 def test_view_or_copy_tells_the_truth_about_sharing(kata, device, data):
     x, shape, what = draw_case(data, device)
-    result, flag = unpack(what, call(what, kata.view_or_copy, x, shape, hint=1, expect="a result"))
+    result, flag = unpack(
+        what, say.call(what, kata.view_or_copy, x, shape, hint=1, expected="a result")
+    )
     assert isinstance(flag, bool), say(
         what, f"returned {flag!r} ({type(flag).__name__}) as `shares`; expected a bool", hint=2
     )
@@ -358,7 +351,9 @@ def test_view_or_copy_writes_reach_x_only_when_it_says_so(kata, device, data):
     x, shape, what = draw_case(data, device, dtype=torch.int64)
     k = data.draw(st.integers(0, x.numel() - 1), label="element")
     before = x.clone()
-    result, flag = unpack(what, call(what, kata.view_or_copy, x, shape, hint=1, expect="a result"))
+    result, flag = unpack(
+        what, say.call(what, kata.view_or_copy, x, shape, hint=1, expected="a result")
+    )
     index = unravel(k, result.shape)
     result[index] = MARK  # one element: allowed even where x is expanded
     if flag:
@@ -394,7 +389,7 @@ def test_view_or_copy_rejects_a_shape_that_does_not_fit(kata, data):
 def test_ensure_contiguous_returns_x_itself_when_contiguous(kata, device, data):
     kind, x = data.draw(contiguous_inputs(device=device), label="x")
     what = f"ensure_contiguous({about(kind, x)})"
-    got = call(what, kata.ensure_contiguous, x, hint=3, expect="x itself")
+    got = say.call(what, kata.ensure_contiguous, x, hint=3, expected="x itself")
     check_tensor(what, got, x, hint=3)
     assert got is x, say(
         what,
@@ -410,7 +405,7 @@ def test_ensure_contiguous_copies_what_is_not_contiguous(kata, device, data):
     kind, x = data.draw(non_contiguous_inputs(dtype=torch.int64, device=device), label="x")
     before = x.clone()
     what = f"ensure_contiguous({about(kind, x)})"
-    got = call(what, kata.ensure_contiguous, x, hint=3, expect="a contiguous copy")
+    got = say.call(what, kata.ensure_contiguous, x, hint=3, expected="a contiguous copy")
     assert isinstance(got, torch.Tensor) and got.is_contiguous(), say(
         what,
         f"returned a tensor with strides {getattr(got, 'stride', lambda: '?')()}, for which "
@@ -429,7 +424,7 @@ def test_ensure_contiguous_copies_channels_last(kata, device, data):
     shape = data.draw(shapes(min_dims=4, max_dims=4, min_side=2, max_side=4), label="shape")
     x = make_tensor(shape, torch.float32, 0, device).to(memory_format=torch.channels_last)
     what = f"ensure_contiguous(a channels_last x of shape {tuple(x.shape)})"
-    got = call(what, kata.ensure_contiguous, x, hint=3, expect="a contiguous copy")
+    got = say.call(what, kata.ensure_contiguous, x, hint=3, expected="a contiguous copy")
     assert got is not x and got.is_contiguous(), say(
         what,
         "returned a tensor that is not contiguous in the default (row-major) format; "
