@@ -21,21 +21,17 @@ from pathlib import Path
 
 import pytest
 import torch
-from hypothesis import settings
+from hypothesis import Phase, settings
 
 from katas import _catalogue
 
 PROFILE_VAR = "KATAS_HYPOTHESIS_PROFILE"
-settings.register_profile("dev", deadline=None, report_multiple_bugs=False)
-settings.register_profile(
-    "ci",
-    derandomize=True,
-    deadline=None,
-    database=None,
-    print_blob=True,
-    report_multiple_bugs=False,
-)
-settings.register_profile("thorough", max_examples=2000, deadline=None, report_multiple_bugs=False)
+# No "explain" phase: its "lines always run by failing cases" report is noise for learners.
+PHASES = [p for p in Phase if p is not Phase.explain]
+COMMON = {"deadline": None, "report_multiple_bugs": False, "phases": PHASES}
+settings.register_profile("dev", **COMMON)
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True, **COMMON)
+settings.register_profile("thorough", max_examples=2000, **COMMON)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

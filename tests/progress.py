@@ -64,9 +64,29 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         counts["passed"] += 1
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
-    if not _learner_mode(config):
-        return
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
+    """For learners, a test that only hit an unwritten stub is "not written", not a failure
+    with a traceback: the failures section then holds only real mistakes."""
+    if (
+        _learner_mode(config)
+        and report.failed
+        and any(key == "not_implemented" for key, _ in report.user_properties)
+    ):
+        return "not written", "n", "NOT WRITTEN"
+    return None
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config):
+    """The table comes last, after pytest's own summaries, where a learner looks."""
+    try:
+        return (yield)
+    finally:
+        if _learner_mode(config):
+            _progress_table(terminalreporter)
+
+
+def _progress_table(terminalreporter) -> None:
     stats = _stats
     if not stats:
         return
