@@ -136,13 +136,14 @@ def check_mistakes(katas: tuple[_catalogue.Kata, ...]) -> list[str]:
         if not files:
             problems.append(f"{kata.name}: tests/mistakes/{kata.name}/ holds no mistake")
         jobs += [(kata, f) for f in files]
+    caught = 0
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        results = list(pool.map(lambda job: _try_mistake(*job), jobs))
-    for line, ok in results:
-        print(line)
-        if not ok:
-            problems.append(line)
-    print(f"mistakes: {sum(ok for _, ok in results)} of {len(jobs)} caught")
+        for line, ok in pool.map(lambda job: _try_mistake(*job), jobs):  # in order, as they end
+            print(line, flush=True)
+            caught += ok
+            if not ok:
+                problems.append(line)
+    print(f"mistakes: {caught} of {len(jobs)} caught")
     return problems
 
 
