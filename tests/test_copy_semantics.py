@@ -52,11 +52,13 @@ class Subject:
 
 
 @st.composite
-def subjects(draw, *, device="cpu", dtype=None, floating_only=False) -> Subject:
-    """A tensor or view from tests.strategies.views; floating ones may require grad."""
+def subjects(draw, *, device="cpu", dtype=None, floating_only=False, requires_grad=None) -> Subject:
+    """A tensor or view from tests.strategies.views; floating ones may require grad (drawn,
+    unless `requires_grad` says)."""
     kind, x = draw(views(device=device, dtype=dtype, floating_only=floating_only))
     base = x if x._base is None else x._base
-    if base.dtype.is_floating_point and draw(st.booleans()):
+    grad = draw(st.booleans()) if requires_grad is None else requires_grad
+    if base.dtype.is_floating_point and grad:
         base = base.detach().requires_grad_()
         x = (
             base
@@ -450,11 +452,17 @@ def test_to_numpy_gives_the_values_on_any_device(kata, device, data):
     check_array(text, say.call(text, kata.to_numpy, s.x, copy=copy, hint=4), s.x)
 
 
+# Both with and without requires_grad, so every seed meets a tensor that requires grad.
+@pytest.mark.parametrize("requires_grad", [False, True], ids=["plain", "requires_grad"])
 @SOME
 @given(data=st.data())
-def test_to_numpy_shares_memory_with_a_cpu_tensor(kata, data):
+def test_to_numpy_shares_memory_with_a_cpu_tensor(kata, requires_grad, data):
+    dtypes = [d for d in NUMPY_DTYPES if d.is_floating_point or not requires_grad]
     s = data.draw(
-        subjects(dtype=data.draw(st.sampled_from(NUMPY_DTYPES), label="dtype")), label="x"
+        subjects(
+            dtype=data.draw(st.sampled_from(dtypes), label="dtype"), requires_grad=requires_grad
+        ),
+        label="x",
     )
     text = f"to_numpy(x) with {s}"
     array = say.call(text, kata.to_numpy, s.x, hint=4)
