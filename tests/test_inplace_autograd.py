@@ -62,13 +62,13 @@ KNOWN_ERRORS = (
 def explained(call: str, *, hint: int) -> Iterator[None]:
     """Run a kata call (or a backward through its result); explain any error it raises.
 
-    NotImplementedError (a RuntimeError) passes through untouched, so a stub reads as unwritten.
+    The stub's NotImplementedError passes through untouched, so a stub reads as unwritten.
     """
     try:
         yield
-    except NotImplementedError:
-        raise
     except Exception as err:
+        if say.unwritten(err):
+            raise
         text = str(err)
         first = text.strip().splitlines()[0] if text.strip() else ""
         for phrase, meaning, known_hint in KNOWN_ERRORS:
