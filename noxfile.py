@@ -34,6 +34,7 @@ def _install(session: nox.Session, *groups: str) -> None:
 
 
 def _pytest(session: nox.Session, *args: str, success_codes=(0,)) -> None:
+    """pytest in the session's venv; `nox -s NAME -- ARGS` appends ARGS."""
     _install(session, "test")
     session.run(
         "python",
@@ -46,11 +47,13 @@ def _pytest(session: nox.Session, *args: str, success_codes=(0,)) -> None:
     )
 
 
-@nox.session
+@nox.session(reuse_venv=True)  # the learner loop: build the 1 GB torch venv once, not per run
 def learn(session: nox.Session) -> None:
-    """Run your katas (katas/) and show where you stand and what to do next."""
+    """Run your katas (katas/) and show where you stand; `-- tests/test_NAME.py` for one kata."""
     kata_tests = [str(k.tests.relative_to(_catalogue.ROOT)) for k in _catalogue.katas()]
-    _pytest(session, "--impl", "katas", "-q", "--no-header", *kata_tests, success_codes=(0, 1))
+    if session.posargs:  # the learner named what to run
+        kata_tests = []
+    _pytest(session, "--impl", "katas", "-q", "--no-header", *kata_tests, success_codes=[0, 1])
 
 
 @nox.session

@@ -115,6 +115,6 @@ def _progress_table(terminalreporter) -> None:
         tr.write_line("")
         tr.write_line(
             f"Next: katas/{next_up.name}.py ({next_up.title}). Read docs/katas/{next_up.name}.md, "
-            f"run `pytest tests/test_{next_up.name}.py`, "
-            f"and `python -m katas hint {next_up.name}` when stuck."
+            f"check it alone with `nox -s learn -- tests/test_{next_up.name}.py`, "
+            f"and run `python -m katas hint {next_up.name}` when stuck."
         )
