@@ -50,9 +50,12 @@ def _pytest(session: nox.Session, *args: str, success_codes=(0,)) -> None:
 @nox.session(reuse_venv=True)  # the learner loop: build the 1 GB torch venv once, not per run
 def learn(session: nox.Session) -> None:
     """Run your katas (katas/) and show where you stand; `-- tests/test_NAME.py` for one kata."""
-    kata_tests = [str(k.tests.relative_to(_catalogue.ROOT)) for k in _catalogue.katas()]
-    if session.posargs:  # the learner named what to run
-        kata_tests = []
+    # All kata tests, unless the learner named what to run after `--`.
+    kata_tests = (
+        []
+        if session.posargs
+        else [str(k.tests.relative_to(_catalogue.ROOT)) for k in _catalogue.katas()]
+    )
     _pytest(session, "--impl", "katas", "-q", "--no-header", *kata_tests, success_codes=[0, 1])
 
 

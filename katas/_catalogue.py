@@ -39,6 +39,11 @@ class Kata:
     def mistakes(self) -> Path:
         return ROOT / "tests" / "mistakes" / self.name
 
+    def unwritten(self, err: BaseException) -> bool:
+        """Is `err` this kata's stub saying "not written yet"? Stubs raise NotImplementedError
+        naming the kata first, which tells it from torch's own ("Cannot copy out of meta")."""
+        return isinstance(err, NotImplementedError) and str(err).startswith(f"{self.name}: ")
+
     def hint_ref(self, n: int) -> str:
         """Where a learner reads hint `n`, as said in test failure messages."""
         return f"hint {n}: `python -m katas hint {self.name} {n}` or docs/katas/{self.name}.md"
@@ -59,6 +64,15 @@ def katas() -> tuple[Kata, ...]:
         )
         for i, e in enumerate(entries, start=1)
     )
+
+
+def of_test(where: str) -> Kata | None:
+    """The kata whose tests live at `where`: a module name (`tests.test_<name>`), a path
+    (`tests/test_<name>.py`) or a pytest node id; None for any other file."""
+    stem = where.split("::", 1)[0].removesuffix(".py").replace("/", ".").rpartition(".")[2]
+    if not stem.startswith("test_"):
+        return None
+    return next((k for k in katas() if k.name == stem.removeprefix("test_")), None)
 
 
 def get(name: str) -> Kata:

@@ -68,13 +68,6 @@ def pytest_configure(config: pytest.Config) -> None:
 # --- choosing what is tested ------------------------------------------------------------------
 
 
-def kata_of(module) -> _catalogue.Kata | None:
-    """The catalogue entry whose tests live in `module` (tests/test_<name>.py), if any."""
-    stem = module.__name__.rpartition(".")[2]
-    name = stem.removeprefix("test_")
-    return next((k for k in _catalogue.katas() if k.name == name), None)
-
-
 _loaded: dict[tuple[str, str], object] = {}
 
 
@@ -106,7 +99,7 @@ def _load(config: pytest.Config, kata: _catalogue.Kata):
 @pytest.fixture(scope="module")
 def kata(request: pytest.FixtureRequest):
     """The kata module under test: katas/<name>.py, reference/<name>.py or --impl-file."""
-    entry = kata_of(request.module)
+    entry = _catalogue.of_test(request.module.__name__)
     if entry is None:
         pytest.fail(f"{request.module.__name__} is not tests/test_<name>.py of a catalogued kata")
     return _load(request.config, entry)

@@ -19,11 +19,8 @@ _stats: dict[str, dict[str, int]] = defaultdict(
 
 
 def _kata_name(nodeid: str) -> str | None:
-    path = nodeid.split("::", 1)[0]
-    stem = path.rpartition("/")[2].removesuffix(".py")
-    names = {k.name for k in _catalogue.katas()}
-    name = stem.removeprefix("test_")
-    return name if name in names else None
+    kata = _catalogue.of_test(nodeid)
+    return kata.name if kata else None
 
 
 def _learner_mode(config: pytest.Config) -> bool:
@@ -34,18 +31,12 @@ def _learner_mode(config: pytest.Config) -> bool:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = yield
     excinfo = call.excinfo
-    name = _kata_name(item.nodeid)
-    if (
-        report.failed
-        and name
-        and excinfo is not None
-        and excinfo.errisinstance(NotImplementedError)
-        and str(excinfo.value).startswith(f"{name}: ")  # the stub's, not torch's own
-    ):
+    kata = _catalogue.of_test(item.nodeid)
+    if report.failed and kata and excinfo is not None and kata.unwritten(excinfo.value):
         report.user_properties.append(("not_implemented", str(excinfo.value)))
         if _learner_mode(item.config):
             report.longrepr = (
-                f"NotImplementedError: {excinfo.value} (not written yet: katas/{name}.py)"
+                f"NotImplementedError: {excinfo.value} (not written yet: katas/{kata.name}.py)"
             )
     return report
 

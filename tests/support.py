@@ -28,13 +28,11 @@ class Say:
     """Builds learner-facing failure messages for one kata."""
 
     def __init__(self, test_module: str) -> None:
-        name = test_module.rpartition(".")[2].removeprefix("test_")
-        self.kata = _catalogue.get(name)
-
-    def unwritten(self, err: BaseException) -> bool:
-        """Is `err` the stub's "not written yet", as opposed to torch's own NotImplementedError
-        (such as "Cannot copy out of meta tensor")? Stubs raise it naming the kata first."""
-        return isinstance(err, NotImplementedError) and str(err).startswith(f"{self.kata.name}: ")
+        kata = _catalogue.of_test(test_module)
+        if kata is None:
+            raise ValueError(f"Say({test_module!r}): not the tests of a catalogued kata")
+        self.kata = kata
+        self.unwritten = kata.unwritten  # the stub's "not written yet", not torch's own
 
     def call(self, call: str, function, *args, hint: int, expected: str = "it to work", **kwargs):
         """Call the kata, and turn an exception or a warning into a message for the learner.
