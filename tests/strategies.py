@@ -54,8 +54,12 @@ def make_tensor(shape, dtype: torch.dtype, seed: int, device="cpu") -> torch.Ten
 
 @st.composite
 def tensors(draw, *, shape=None, dtype=None, device="cpu", floating_only=False):
-    """A contiguous tensor with drawn shape, dtype and values."""
-    shape = draw(shapes()) if shape is None else shape
+    """A contiguous tensor with drawn values; its shape (a tuple, a strategy such as
+    `shapes(min_dims=1)`, or None for any) and dtype are drawn unless given."""
+    if shape is None:
+        shape = shapes()
+    if isinstance(shape, st.SearchStrategy):
+        shape = draw(shape)
     dtype = draw(dtypes(floating_only=floating_only)) if dtype is None else dtype
     seed = draw(st.integers(0, 2**32 - 1))
     return make_tensor(shape, dtype, seed, device)

@@ -20,7 +20,15 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.strategies import DTYPES, cpu_spellings, device_spellings, make_tensor, shapes, views
+from tests.strategies import (
+    DTYPES,
+    cpu_spellings,
+    device_spellings,
+    make_tensor,
+    shapes,
+    tensors,
+    views,
+)
 from tests.support import Say, same_device
 
 say = Say(__name__)
@@ -132,12 +140,7 @@ def test_shares_memory_sees_views_of_one_tensor(kata, s):
 @given(data=st.data())
 def test_shares_memory_sees_slices_that_start_elsewhere(kata, data):
     x = data.draw(
-        st.builds(
-            make_tensor,
-            shapes(min_dims=1, min_side=2),
-            st.sampled_from(DTYPES),
-            st.integers(0, 2**32 - 1),
-        ),
+        tensors(shape=shapes(min_dims=1, min_side=2)),
         label="x",
     )
     k = data.draw(st.integers(1, x.shape[0] - 1), label="k")
@@ -148,8 +151,8 @@ def test_shares_memory_sees_slices_that_start_elsewhere(kata, data):
 
 @SOME
 @given(
-    a=st.builds(make_tensor, shapes(), st.sampled_from(DTYPES), st.integers(0, 2**32 - 1)),
-    b=st.builds(make_tensor, shapes(), st.sampled_from(DTYPES), st.integers(0, 2**32 - 1)),
+    a=tensors(),
+    b=tensors(),
 )
 def test_shares_memory_is_false_for_separate_tensors(kata, a, b):
     check_shares(kata, a, a.clone(), "a, a.clone()", False, "clone() copies into new memory")
@@ -177,13 +180,7 @@ def test_shares_memory_sees_two_tensors_made_from_one_array(kata, n, dtype):
 @given(data=st.data())
 def test_shares_memory_never_across_devices(kata, device, data):
     x = data.draw(
-        st.builds(
-            make_tensor,
-            shapes(min_dims=1, min_side=2),
-            st.sampled_from(DTYPES),
-            st.integers(0, 2**32 - 1),
-            st.just(device),
-        ),
+        tensors(shape=shapes(min_dims=1, min_side=2), device=device),
         label="x",
     )
     other = torch.device("meta") if device.type == "cpu" else torch.device("cpu")
@@ -246,7 +243,7 @@ def test_move_to_another_device_makes_a_tensor_there(kata, s, spelling):
 @given(data=st.data())
 def test_move_there_and_back(kata, device, data):
     x = data.draw(
-        st.builds(make_tensor, shapes(), st.sampled_from(DTYPES), st.integers(0, 2**32 - 1)),
+        tensors(),
         label="x",
     )
     text = f"move(x, {str(device)!r})"
