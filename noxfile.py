@@ -13,7 +13,7 @@ from pathlib import Path
 import nox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from katas import _catalogue  # stdlib only: reads katas/catalogue.toml
+from dojo import catalogue as _catalogue  # stdlib only: reads dojo/catalogue.toml
 
 nox.needs_version = ">=2025.2.9"
 nox.options.default_venv_backend = "venv"
@@ -71,14 +71,14 @@ def tests(session: nox.Session) -> None:
 def stubs(session: nox.Session) -> None:
     """Check that every kata test fails on the stubs, with NotImplementedError."""
     _install(session, "test")
-    session.run("python", "-m", "tests.verify", "stubs", env=ENV)
+    session.run("python", "-m", "dojo.verify", "stubs", env=ENV)
 
 
 @nox.session
 def mistakes(session: nox.Session) -> None:
     """Check that the tests reject every wrong solution in tests/mistakes/."""
     _install(session, "test")
-    session.run("python", "-m", "tests.verify", "mistakes", env=ENV)
+    session.run("python", "-m", "dojo.verify", "mistakes", env=ENV)
 
 
 @nox.session(name="tests-cuda", venv_backend="none")
@@ -90,7 +90,7 @@ def tests_cuda(session: nox.Session) -> None:
     """
     tools = nox.project.dependency_groups(PYPROJECT, "test-tools")
     out = session.run(
-        "python", "-m", "tests.cuda_env", *tools, silent=True, external=True, success_codes=[0, 3]
+        "python", "-m", "dojo.cuda_env", *tools, silent=True, external=True, success_codes=[0, 3]
     )
     lines = out.splitlines()
     if lines and lines[0].startswith("tests-cuda:"):

@@ -17,7 +17,7 @@ from mkdocs.exceptions import PluginError
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from katas import _catalogue  # noqa: E402
+from dojo import catalogue as _catalogue  # noqa: E402
 
 sys.path.remove(str(ROOT))
 

@@ -15,7 +15,7 @@ from unittest import mock
 import pytest
 import torch
 
-from katas import _catalogue
+from dojo import catalogue as _catalogue
 
 
 class Raised:

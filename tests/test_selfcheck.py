@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from katas import _catalogue
+from dojo import catalogue as _catalogue
 
 ROOT = _catalogue.ROOT
 KATAS = _catalogue.katas()
@@ -45,17 +45,21 @@ def test_catalogue_is_well_formed():
 
 @by_name
 def test_all_files_exist(entry):
-    for path in (entry.stub, entry.reference, entry.tests, entry.page):
+    for path in (entry.pristine, entry.reference, entry.tests, entry.page):
         assert path.is_file(), f"{entry.name}: {path.relative_to(ROOT)} is missing"
 
 
 def test_no_stray_kata_files():
     names = {k.name for k in KATAS}
-    for folder, pattern in (("katas", "*.py"), ("reference", "*.py"), ("docs/katas", "*.md")):
+    for folder, pattern in (
+        ("dojo/stubs", "*.py"),
+        ("reference", "*.py"),
+        ("docs/katas", "*.md"),
+    ):
         for path in (ROOT / folder).glob(pattern):
             if path.stem.startswith("_"):
                 continue
-            assert path.stem in names, f"{path.relative_to(ROOT)} is not in katas/catalogue.toml"
+            assert path.stem in names, f"{path.relative_to(ROOT)} is not in dojo/catalogue.toml"
     for path in (ROOT / "tests").glob("test_*.py"):
         stem = path.stem.removeprefix("test_")
         assert stem in names or stem == "selfcheck", f"{path.name} belongs to no kata"
@@ -66,27 +70,27 @@ def test_no_stray_kata_files():
 
 @by_name
 def test_stub_and_reference_expose_the_same_api(entry):
-    stub = importlib.import_module(f"katas.{entry.name}")
+    stub = importlib.import_module(f"dojo.stubs.{entry.name}")
     ref = importlib.import_module(f"reference.{entry.name}")
     stub_api, ref_api = public_api(stub), public_api(ref)
-    assert stub_api, f"katas/{entry.name}.py defines no public function"
+    assert stub_api, f"dojo/stubs/{entry.name}.py defines no public function"
     assert stub_api == ref_api, (
-        f"katas/{entry.name}.py and reference/{entry.name}.py must expose the same public names "
-        f"and signatures:\n  stub:      {stub_api}\n  reference: {ref_api}"
+        f"dojo/stubs/{entry.name}.py and reference/{entry.name}.py must expose the same public "
+        f"names and signatures:\n  stub:      {stub_api}\n  reference: {ref_api}"
     )
     for name, obj in vars(ref).items():
         if name in ref_api and inspect.isfunction(obj):
             assert inspect.getdoc(obj), f"reference/{entry.name}.py: {name} needs a docstring"
             assert inspect.getdoc(obj) and inspect.getdoc(getattr(stub, name)), (
-                f"katas/{entry.name}.py: {name} needs a docstring; it is the learner's spec"
+                f"dojo/stubs/{entry.name}.py: {name} needs a docstring; it is the learner's spec"
             )
 
 
 @by_name
 def test_every_stub_function_raises_not_implemented_naming_the_kata(entry):
-    stub = importlib.import_module(f"katas.{entry.name}")
-    source = entry.stub.read_text()
-    assert f"TODO({entry.name})" in source, f"katas/{entry.name}.py needs TODO({entry.name})"
+    stub = importlib.import_module(f"dojo.stubs.{entry.name}")
+    source = entry.pristine.read_text()
+    assert f"TODO({entry.name})" in source, f"dojo/stubs/{entry.name}.py needs TODO({entry.name})"
     for name, sig in public_api(stub).items():
         func = getattr(stub, name)
         if not inspect.isfunction(func):
@@ -104,7 +108,7 @@ def test_every_stub_function_raises_not_implemented_naming_the_kata(entry):
         with pytest.raises(NotImplementedError) as info:
             func(*args, **kwargs)
         assert str(info.value).startswith(f"{entry.name}: {name}"), (
-            f"katas/{entry.name}.py: {name} should raise "
+            f"dojo/stubs/{entry.name}.py: {name} should raise "
             f"NotImplementedError('{entry.name}: {name}'), not {info.value!r}"
         )
 
@@ -138,7 +142,7 @@ def test_every_page_is_in_the_nav_in_catalogue_order():
     expected = [f"katas/{k.name}.md" for k in KATAS]
     assert kata_pages == expected, (
         f"mkdocs.yml nav lists the kata pages as {kata_pages};\n"
-        f"katas/catalogue.toml orders them as {expected}"
+        f"dojo/catalogue.toml orders them as {expected}"
     )
 
 
@@ -146,7 +150,7 @@ def test_every_page_is_in_the_nav_in_catalogue_order():
 def test_page_includes_the_real_files_and_hints(entry):
     page = entry.page.read_text()
     for path in (
-        f"katas/{entry.name}.py",
+        f"dojo/stubs/{entry.name}.py",
         f"reference/{entry.name}.py",
         f"tests/test_{entry.name}.py",
     ):
@@ -182,3 +186,11 @@ def test_root_layout():
     ):
         assert (ROOT / name).exists(), f"{name} is missing from the top level"
     assert Path(ROOT / ".ci/run").stat().st_mode & 0o111, ".ci/run must be executable"
+
+
+def test_the_tool_does_not_import_the_reference():
+    """Only `solution` may read reference/, and only as text: the tool never runs it."""
+    for path in (ROOT / "dojo").rglob("*.py"):
+        source = path.read_text()
+        for bad in ("from reference", "import reference"):
+            assert bad not in source, f"{path.relative_to(ROOT)} imports the reference ({bad})"

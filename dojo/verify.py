@@ -1,4 +1,4 @@
-"""Repository invariants that a plain test run cannot show: `python -m tests.verify stubs|mistakes`.
+"""Repository invariants that a plain test run cannot show: `python -m dojo.verify stubs|mistakes`.
 
 - `stubs`: every cpu-tier kata test fails against `katas/`, and fails with the stub's
   NotImplementedError: not an ImportError, a collection error or a wrong assertion.
@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from katas import _catalogue
+from dojo import catalogue as _catalogue
 
 ROOT = _catalogue.ROOT
 
@@ -74,7 +74,7 @@ def unwritten(kata: _catalogue.Kata, message: str) -> bool:
 
 def check_stubs(katas: tuple[_catalogue.Kata, ...]) -> list[str]:
     files = [str(k.tests.relative_to(ROOT)) for k in katas]
-    code, cases, output = run_pytest(["--impl", "katas", *files])
+    code, cases, output = run_pytest(["--impl", "stubs", *files])
     problems = []
     if code not in (0, 1):
         return [f"pytest exited {code} (not a plain test failure):\n{output[-3000:]}"]
@@ -88,7 +88,7 @@ def check_stubs(katas: tuple[_catalogue.Kata, ...]) -> list[str]:
             problems.append(f"{where} was skipped against the stub: {c.message}")
         elif not unwritten(_catalogue.of_test(c.file), c.message):
             problems.append(f"{where} failed for the wrong reason: {c.message.splitlines()[:1]}")
-    print(f"stubs: {len(cases)} cpu-tier kata tests ran against katas/")
+    print(f"stubs: {len(cases)} cpu-tier kata tests ran against dojo/stubs/")
     return problems
 
 
@@ -146,16 +146,28 @@ def check_mistakes(katas: tuple[_catalogue.Kata, ...]) -> list[str]:
     return problems
 
 
+def check_pristine(katas: tuple[_catalogue.Kata, ...]) -> list[str]:
+    """Maintainers only (CI runs it, `nox` does not): katas/ ships exactly the pristine stubs."""
+    problems = [
+        f"katas/{k.name}.py differs from {k.pristine.relative_to(ROOT)}: edit both, or copy one"
+        for k in katas
+        if not k.stub.is_file() or k.stub.read_bytes() != k.pristine.read_bytes()
+    ]
+    print(f"pristine: {len(katas) - len(problems)} of {len(katas)} stubs in katas/ as shipped")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tests.verify", description=__doc__)
-    parser.add_argument("check", choices=("stubs", "mistakes"))
+    parser = argparse.ArgumentParser(prog="python -m dojo.verify", description=__doc__)
+    parser.add_argument("check", choices=("stubs", "mistakes", "pristine"))
     parser.add_argument("--kata", action="append", help="only this kata (repeatable)")
     args = parser.parse_args(argv)
     try:
         katas = tuple(map(_catalogue.get, args.kata)) if args.kata else _catalogue.katas()
     except ValueError as err:
         parser.error(str(err))
-    problems = (check_stubs if args.check == "stubs" else check_mistakes)(katas)
+    check = {"stubs": check_stubs, "mistakes": check_mistakes, "pristine": check_pristine}
+    problems = check[args.check](katas)
     for p in problems:
         print(f"FAIL: {p}", file=sys.stderr)
     return 1 if problems else 0

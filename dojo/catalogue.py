@@ -1,4 +1,4 @@
-"""Read `katas/catalogue.toml`, the one list of katas, their order, titles and hints."""
+"""Read `dojo/catalogue.toml`, the one list of katas, their order, titles and hints."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CATALOGUE = ROOT / "katas" / "catalogue.toml"
+CATALOGUE = Path(__file__).with_name("catalogue.toml")
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,11 @@ class Kata:
     @property
     def stub(self) -> Path:
         return ROOT / "katas" / f"{self.name}.py"
+
+    @property
+    def pristine(self) -> Path:
+        """The stub as shipped: what `reset` restores and the stub checks run on."""
+        return ROOT / "dojo" / "stubs" / f"{self.name}.py"
 
     @property
     def reference(self) -> Path:

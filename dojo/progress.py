@@ -11,7 +11,7 @@ from collections import defaultdict
 
 import pytest
 
-from katas import _catalogue
+from dojo import catalogue as _catalogue
 
 _stats: dict[str, dict[str, int]] = defaultdict(
     lambda: {"passed": 0, "failed": 0, "todo": 0, "skipped": 0}

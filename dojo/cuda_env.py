@@ -1,4 +1,4 @@
-"""Check the environment for `nox -s tests-cuda`: `python -m tests.cuda_env REQ...`.
+"""Check the environment for `nox -s tests-cuda`: `python -m dojo.cuda_env REQ...`.
 
 Prints one `tests-cuda: ...` line and exits 3 when torch is missing or sees no CUDA device;
 otherwise prints the requirements among REQ that are not installed, one a line.

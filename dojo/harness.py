@@ -1,6 +1,7 @@
 """The harness every kata's tests run on (a plugin, loaded by the root conftest.py).
 
-- `--impl katas|reference` picks the package under test (default: `katas`, your own code);
+- `--impl katas|reference|stubs` picks the package under test (default: `katas`, your own
+  code; `stubs` is the pristine copies in dojo/stubs/);
   `--impl-file PATH` loads one file instead (the mistake corpus uses it).
 - The `kata` fixture is the module under test; tests call functions through it.
 - The `device` fixture runs a test once on cpu (marked `cpu`) and once on cuda (marked `cuda`,
@@ -23,7 +24,7 @@ import pytest
 import torch
 from hypothesis import Phase, settings
 
-from katas import _catalogue
+from dojo import catalogue as _catalogue
 
 PROFILE_VAR = "KATAS_HYPOTHESIS_PROFILE"
 # No "explain" phase: its "lines always run by failing cases" report is noise for learners.
@@ -38,9 +39,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("katas")
     group.addoption(
         "--impl",
-        choices=("katas", "reference"),
+        choices=("katas", "reference", "stubs"),
         default="katas",
-        help="which package to test: your katas (default) or the reference solutions",
+        help="which package to test: your katas (default), the reference solutions, or the "
+        "pristine stubs in dojo/stubs/",
     )
     group.addoption(
         "--impl-file",
@@ -77,7 +79,8 @@ def _load(config: pytest.Config, kata: _catalogue.Kata):
     key = (str(impl_file) if impl_file else impl, kata.name)
     if key in _loaded:
         return _loaded[key]
-    where = impl_file or Path(impl) / f"{kata.name}.py"
+    package = {"stubs": "dojo.stubs"}.get(impl, impl)
+    where = impl_file or Path(*package.split(".")) / f"{kata.name}.py"
     try:
         if impl_file is not None:
             spec = importlib.util.spec_from_file_location(f"_impl_{kata.name}", impl_file)
@@ -85,7 +88,7 @@ def _load(config: pytest.Config, kata: _catalogue.Kata):
             sys.modules[spec.name] = module
             spec.loader.exec_module(module)
         else:
-            module = importlib.import_module(f"{impl}.{kata.name}")
+            module = importlib.import_module(f"{package}.{kata.name}")
     except Exception as err:  # a learner's syntax error is reported, not a traceback dump
         pytest.fail(
             f"could not import {where} ({type(err).__name__}: {err}). "
