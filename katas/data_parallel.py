@@ -2,10 +2,12 @@
 
 `nn.DataParallel` splits each batch along dim 0 across the GPUs, runs a copy of the model on
 each and gathers the outputs; DistributedDataParallel is what PyTorch recommends instead. Both
-hide your model in `.module`, which is why their checkpoints have keys starting `module.`.
-Read docs/katas/data_parallel.md, then fill in each function. Run
-`pytest tests/test_data_parallel.py` to check, and `python -m katas hint data_parallel` when
-stuck.
+hide your model in `.module`, which is why their checkpoints have keys starting `module.`. Read
+docs/katas/data_parallel.md, then fill in each function.
+
+Check it:  python -m katas check data_parallel
+Stuck?     python -m katas hint data_parallel
+(`nox -s learn` watches your files and re-checks on every save.)
 """
 
 from __future__ import annotations

@@ -2,9 +2,12 @@
 
 The dataset stays on the CPU. The DataLoader builds each batch there and, when an accelerator
 will read it, copies it into pinned (page-locked) memory; the training loop then moves that one
-batch to the device, asynchronously when it can. Read docs/katas/pinned_dataloader.md, then
-fill in each function. Run `pytest tests/test_pinned_dataloader.py` to check, and
-`python -m katas hint pinned_dataloader` when stuck.
+batch to the device, asynchronously when it can. Read docs/katas/pinned_dataloader.md, then fill
+in each function.
+
+Check it:  python -m katas check pinned_dataloader
+Stuck?     python -m katas hint pinned_dataloader
+(`nox -s learn` watches your files and re-checks on every save.)
 """
 
 from __future__ import annotations

@@ -3,10 +3,12 @@ which one happened.
 
 A tensor is a flat block of memory (its storage) plus a shape and strides that say where each
 element lives. `view` writes new shape and strides over the same memory and never copies;
-`reshape` does the same when it can and copies when it must. Read
-docs/katas/view_vs_reshape.md, then fill in each function. Run
-`pytest tests/test_view_vs_reshape.py` to check, and `python -m katas hint view_vs_reshape`
-when stuck.
+`reshape` does the same when it can and copies when it must. Read docs/katas/view_vs_reshape.md,
+then fill in each function.
+
+Check it:  python -m katas check view_vs_reshape
+Stuck?     python -m katas hint view_vs_reshape
+(`nox -s learn` watches your files and re-checks on every save.)
 """
 
 from __future__ import annotations

@@ -3,8 +3,11 @@ same object back.
 
 Moving data costs time (a trip across the PCIe bus for a GPU) and sharing data costs safety (a
 change through one name shows through the other). Read docs/katas/copy_semantics.md, then fill
-in each function. Run `pytest tests/test_copy_semantics.py` to check, and
-`python -m katas hint copy_semantics` when stuck.
+in each function.
+
+Check it:  python -m katas check copy_semantics
+Stuck?     python -m katas hint copy_semantics
+(`nox -s learn` watches your files and re-checks on every save.)
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """Device selection: find the GPUs torch can see, pick one, and fall back to the CPU.
 
-Device-agnostic code decides on a `torch.device` once, at the start, and passes it around.
-Read docs/katas/device_selection.md, then fill in each function. Run
-`pytest tests/test_device_selection.py` to check, and `python -m katas hint device_selection`
-when stuck.
+Device-agnostic code decides on a `torch.device` once, at the start, and passes it around. Read
+docs/katas/device_selection.md, then fill in each function.
+
+Check it:  python -m katas check device_selection
+Stuck?     python -m katas hint device_selection
+(`nox -s learn` watches your files and re-checks on every save.)
 """
 
 from __future__ import annotations

@@ -3,8 +3,11 @@
 In-place operations (`fill_`, `sub_`, `+=`) save memory, but autograd needs to know about them:
 every tensor carries a version counter (`t._version`) that each in-place change bumps, and
 backward refuses to use a saved tensor whose version moved. Read docs/katas/inplace_autograd.md,
-then fill in each function. Run `pytest tests/test_inplace_autograd.py` to check, and
-`python -m katas hint inplace_autograd` when stuck.
+then fill in each function.
+
+Check it:  python -m katas check inplace_autograd
+Stuck?     python -m katas hint inplace_autograd
+(`nox -s learn` watches your files and re-checks on every save.)
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """Mismatch errors: read device and dtype errors, find what is misplaced, and fix the inputs.
 
 An op needs all its tensors on one device, and most ops want one floating dtype. Forget a
-`.to(device)` and PyTorch raises; the message depends on the op, the release and the build.
-Read docs/katas/mismatch_errors.md, then fill in each function. Run
-`pytest tests/test_mismatch_errors.py` to check, and `python -m katas hint mismatch_errors`
-when stuck.
+`.to(device)` and PyTorch raises; the message depends on the op, the release and the build. Read
+docs/katas/mismatch_errors.md, then fill in each function.
+
+Check it:  python -m katas check mismatch_errors
+Stuck?     python -m katas hint mismatch_errors
+(`nox -s learn` watches your files and re-checks on every save.)
 """
 
 from __future__ import annotations

@@ -2,8 +2,11 @@
 checkpoints saved anywhere.
 
 A model and the data it reads must sit on the same device. Read docs/katas/model_transfer.md,
-then fill in each function. Run `pytest tests/test_model_transfer.py` to check, and
-`python -m katas hint model_transfer` when stuck.
+then fill in each function.
+
+Check it:  python -m katas check model_transfer
+Stuck?     python -m katas hint model_transfer
+(`nox -s learn` watches your files and re-checks on every save.)
 """
 
 from __future__ import annotations
