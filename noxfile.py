@@ -13,7 +13,7 @@ from pathlib import Path
 import nox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from dojo import catalogue as _catalogue  # stdlib only: reads dojo/catalogue.toml
+from dojo import requirements  # stdlib only: reads pyproject.toml
 
 nox.needs_version = ">=2025.2.9"
 nox.options.default_venv_backend = "venv"
@@ -49,14 +49,17 @@ def _pytest(session: nox.Session, *args: str, success_codes=(0,)) -> None:
 
 @nox.session(reuse_venv=True)  # the learner loop: build the 1 GB torch venv once, not per run
 def learn(session: nox.Session) -> None:
-    """Run your katas (katas/) and show where you stand; `-- tests/test_NAME.py` for one kata."""
-    # All kata tests, unless the learner named what to run after `--`.
-    kata_tests = (
-        []
-        if session.posargs
-        else [str(k.tests.relative_to(_catalogue.ROOT)) for k in _catalogue.katas()]
-    )
-    _pytest(session, "--impl", "katas", "-q", "--no-header", *kata_tests, success_codes=[0, 1])
+    """Your katas: watch them on a terminal, else list them; `-- COMMAND` runs that command."""
+    # pip takes seconds even when nothing is missing: install only when pyproject changed.
+    stamp = Path(session.virtualenv.location) / requirements.STAMP
+    if not stamp.exists() or stamp.read_text() != requirements.stamp():
+        session.install(*requirements.learn())
+        stamp.write_text(requirements.stamp())
+    on_terminal = sys.stdin.isatty() and sys.stdout.isatty()
+    command = session.posargs or (["watch"] if on_terminal else ["list"])
+    # Bytecode caching stays on here: pytest caches its assertion rewrites, so checks are faster.
+    env = {**ENV, "PYTHONDONTWRITEBYTECODE": ""}
+    session.run("python", "-m", "katas", *command, env=env, success_codes=[0, 1])
 
 
 @nox.session

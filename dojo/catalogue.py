@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from dataclasses import dataclass
 from functools import cache
@@ -81,9 +82,22 @@ def of_test(where: str) -> Kata | None:
 
 
 def get(name: str) -> Kata:
-    """The kata called `name`, or a ValueError that lists the real names."""
-    for kata in katas():
-        if kata.name == name:
-            return kata
-    names = ", ".join(k.name for k in katas())
-    raise ValueError(f"no kata called {name!r}; the katas are: {names}")
+    """The kata called `name`, or an unambiguous prefix of its name (`view` for
+    `view_vs_reshape`); otherwise a ValueError that suggests the closest name."""
+    names = [k.name for k in katas()]
+    if name in names:
+        return katas()[names.index(name)]
+    starts = [n for n in names if n.startswith(name)] if name else []
+    if len(starts) == 1:
+        return katas()[names.index(starts[0])]
+    if len(starts) > 1:
+        raise ValueError(f"{name!r} could be any of {', '.join(starts)}: say which")
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    suggestion = f"Did you mean {close[0]!r}? " if close else ""
+    raise ValueError(f"no kata called {name!r}. {suggestion}The katas are: {', '.join(names)}")
+
+
+def after(name: str) -> Kata | None:
+    """The kata that comes after `name` in the catalogue, or None after the last one."""
+    number = get(name).number
+    return katas()[number] if number < len(katas()) else None

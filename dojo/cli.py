@@ -1,45 +1,426 @@
-"""`python -m katas list` shows the katas in order; `python -m katas hint NAME [N]` shows hints.
+"""python -m katas: your katas, one at a time.
 
-Running your katas and seeing where you stand is `nox -s learn` (or plain `pytest`).
+  list              every kata with its status, and your progress
+  check [NAME]      check one kata (default: the first one not done); exit 0 when done
+  watch [NAME]      re-check on every save under katas/; moves on when a kata is done
+  hint NAME [N]     the next hint you have not seen, or hint N
+  solution NAME     the reference solution, once your kata is done (or --force)
+  reset NAME        put the original stub back (your file is backed up first)
+  explain TEXT      what a PyTorch error message means, and which kata teaches it
+  doctor            what this machine can run (GPUs, CUDA, pinned memory)
+
+NAME may be any unambiguous start of a kata's name (`view` for view_vs_reshape).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import datetime
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
 from dojo import catalogue as _catalogue
+from dojo import requirements
+
+ROOT = _catalogue.ROOT
+STATE = ROOT / ".katas-state"  # verdicts and hints seen; git-ignored
+BACKUPS = ROOT / ".katas-backup"  # what `reset` saved; git-ignored
+LEARN_PYTHON = ROOT / ".nox" / "learn" / "bin" / "python"
+NEEDS_TORCH = {"list", "check", "watch", "solution"}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m katas", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="the katas in the order to do them")
-    hint = sub.add_parser("hint", help="print a kata's hints, or one of them")
-    hint.add_argument("name", help="the kata's name, as in `python -m katas list`")
-    hint.add_argument("number", nargs="?", type=int, help="which hint (default: all)")
-    args = parser.parse_args(argv)
+class Refusal(Exception):
+    """A plain message for the learner and a non-zero exit, never a traceback."""
 
-    if args.command == "list":
-        for kata in _catalogue.katas():
-            print(f"{kata.number}. {kata.name:<18} {kata.title}: {kata.summary}")
-        return 0
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
 
+
+# --- small state kept between runs -----------------------------------------------------------
+
+
+def _read_state(name: str) -> dict:
     try:
-        kata = _catalogue.get(args.name)
+        return json.loads((STATE / f"{name}.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file and a rename: an interrupt never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write_state(name: str, data: dict) -> None:
+    STATE.mkdir(exist_ok=True)
+    (STATE / ".gitignore").write_text("*\n")
+    _write_atomic(STATE / f"{name}.json", json.dumps(data, indent=1))
+
+
+def _digest(kata: _catalogue.Kata) -> str:
+    """What a verdict depends on: your file and the kata's tests."""
+    h = hashlib.sha256()
+    for path in (kata.stub, kata.tests):
+        h.update(path.read_bytes() if path.exists() else b"")
+    return h.hexdigest()
+
+
+def _remember(verdicts) -> None:
+    saved = _read_state("verdicts")
+    for v in verdicts.values():
+        # A quick run can say "not done" for sure, but only the full run can say "done".
+        if not (v.quick and v.state == "done") and not v.problem.startswith("stopped"):
+            kata = _catalogue.get(v.kata)
+            saved[v.kata] = {"digest": _digest(kata), **json.loads(v.to_json())}
+    _write_state("verdicts", saved)
+
+
+def _known_done(kata: _catalogue.Kata) -> bool:
+    saved = _read_state("verdicts").get(kata.name)
+    return bool(saved and saved["solved"] and saved["digest"] == _digest(kata))
+
+
+def _first_not_done() -> _catalogue.Kata:
+    for kata in _catalogue.katas():
+        if not _known_done(kata):
+            return kata
+    return _catalogue.katas()[-1]
+
+
+def _kata(name: str | None) -> _catalogue.Kata:
+    if name is None:
+        return _first_not_done()
+    try:
+        return _catalogue.get(name)
     except ValueError as err:
-        parser.error(str(err))
-    numbers = range(1, len(kata.hints) + 1)
-    if args.number is not None and args.number not in numbers:
-        parser.error(f"{kata.name} has hints 1 to {len(kata.hints)}, not {args.number}")
-    for n in [args.number] if args.number is not None else numbers:
-        print(f"{kata.name}, hint {n}: {kata.hints[n - 1]}")
+        raise Refusal(str(err), code=2) from None
+
+
+# --- torch lives in the venv that `nox -s learn` builds --------------------------------------
+
+
+def _requirements_stamp() -> str:
+    """The learn venv's requirements, as `nox -s learn` records them after installing."""
+    return (ROOT / ".nox" / "learn" / requirements.STAMP).read_text()
+
+
+def _ensure_torch(argv: list[str]) -> None:
+    """Commands that run tests need torch: without it, re-run them in the learn venv."""
+    if importlib.util.find_spec("torch") is not None:
+        return
+    if os.environ.get("KATAS_REEXEC"):  # already tried: do not loop
+        raise Refusal(f"{sys.executable} has no torch, even in the learn venv; run `nox -s learn`")
+    env = {**os.environ, "KATAS_REEXEC": "1"}
+    if LEARN_PYTHON.exists() and _stamp_is_current():
+        os.execve(LEARN_PYTHON, [str(LEARN_PYTHON), "-m", "katas", *argv], env)
+    if shutil.which("nox"):
+        print("Building the venv with torch first (`nox -s learn`; only the first time)...")
+        sys.stdout.flush()
+        os.execvpe("nox", ["nox", "-s", "learn", "--", *argv], env)
+    raise Refusal(
+        "this needs torch, which lives in the venv that nox builds. Install nox "
+        "(`python -m pip install nox`), then run `nox -s learn` once."
+    )
+
+
+def _stamp_is_current() -> bool:
+    """Does the learn venv hold what pyproject.toml asks for today (after a `git pull`)?"""
+    try:
+        return _requirements_stamp() == requirements.stamp()
+    except OSError:
+        return False
+
+
+# --- rendering --------------------------------------------------------------------------------
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def render(v, kata: _catalogue.Kata) -> str:
+    """A verdict for people: the verdict first, then the messages."""
+    head = f"{kata.number}. {kata.name}"
+    if v.problem:
+        return f"✗ {head}: {v.problem}"
+    cuda = f" ({_plural(v.skipped, 'cuda test')} skipped: no CUDA device here)" if v.skipped else ""
+    if v.state == "done":
+        if v.quick:
+            return f"… {head}: {v.passed} of {v.total} tests pass on a quick run; confirming{cuda}"
+        return f"✓ {head} is done: all {v.passed} tests pass{cuda}."
+    lines = []
+    if v.state == "not started":
+        lines.append(f"○ {head}: not started; {_plural(len(v.unwritten), 'function')} to write.")
+    else:
+        parts = [f"{v.passed} of {v.total} tests pass"]
+        if v.failed:
+            parts.append(f"{v.failed} fail")
+        if v.not_written:
+            parts.append(f"{v.not_written} wait for unwritten functions")
+        quick = " (quick run)" if v.quick else ""
+        lines.append(f"✗ {head}: {', '.join(parts)}{quick}{cuda}.")
+    for i, message in enumerate(v.messages, start=1):
+        indented = message.replace("\n", "\n   ")
+        lines.append(f"\n{i}) {indented}")
+    if v.unwritten:
+        lines.append("\nNot written yet: " + ", ".join(f.split(": ", 1)[-1] for f in v.unwritten))
+    if not v.quick:
+        lines.append(f"\nStuck? python -m katas hint {kata.name}")
+    return "\n".join(lines)
+
+
+def _next_words(kata: _catalogue.Kata) -> str:
+    nxt = _catalogue.after(kata.name)
+    if nxt is None:
+        return "That was the last kata. Well done!"
+    return (
+        f"Next: {nxt.number}. {nxt.name} ({nxt.title}). Open katas/{nxt.name}.py and read "
+        f"docs/katas/{nxt.name}.md, then: python -m katas check {nxt.name}"
+    )
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+
+def cmd_check(args) -> int:
+    from dojo import runner
+
+    kata = _kata(args.name)
+    runner.warm_up()
+    quick = runner.check([kata.name], quick=True, time_limit=args.time_limit)[kata.name]
+    if quick.state != "done" or quick.problem:
+        _remember({kata.name: quick})
+        print(quick.to_json() if args.porcelain else render(quick, kata))
+        return 1
+    if not args.porcelain:
+        print(render(quick, kata), flush=True)
+    verdict = runner.check([kata.name], time_limit=args.time_limit)[kata.name]
+    _remember({kata.name: verdict})
+    if args.porcelain:
+        print(verdict.to_json())
+    else:
+        print(render(verdict, kata))
+        if verdict.solved:
+            print(_next_words(kata))
+    return 0 if verdict.solved else 1
+
+
+def cmd_list(args) -> int:
+    from dojo import runner
+
+    katas = _catalogue.katas()
+    saved = _read_state("verdicts")
+    stale = [k.name for k in katas if saved.get(k.name, {}).get("digest") != _digest(k)]
+    if stale:
+        runner.warm_up()
+        fresh = runner.check(stale, time_limit=args.time_limit * len(stale))
+        _remember(fresh)
+        saved = _read_state("verdicts")
+        for name, v in fresh.items():  # a stopped run is reported, not remembered
+            saved.setdefault(name, json.loads(v.to_json()))
+    done = passed = total = 0
+    rows = []
+    for kata in katas:
+        v = saved.get(kata.name, {})
+        state = v.get("state", "not checked")
+        if v.get("problem") and state not in ("does not import",):
+            state = "stopped: " + v["problem"].split(":")[0]
+        n_total = v.get("passed", 0) + v.get("failed", 0) + v.get("not_written", 0)
+        done += state == "done"
+        passed += v.get("passed", 0)
+        total += n_total
+        gpu = f"  ({v['skipped']} cuda tests need a GPU)" if v.get("skipped") else ""
+        score = f"{v.get('passed', 0):>3}/{n_total:<3}"
+        rows.append(f"{kata.number:>2}. {kata.name:<18} {state:<16} {score}{gpu}")
+    print(f"PyTorch GPU Katas: {done} of {len(katas)} done, {passed} of {total} tests passing\n")
+    print("\n".join(rows))
+    nxt = next((k for k in katas if saved.get(k.name, {}).get("state") != "done"), None)
+    print()
+    print(
+        f"Next: {nxt.number}. {nxt.name}: python -m katas check {nxt.name}"
+        if nxt
+        else "Every kata is done. Well done!"
+    )
     return 0
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def cmd_hint(args) -> int:
+    kata = _kata(args.name)
+    hints = kata.hints
+    seen = _read_state("hints")
+    shown = seen.get(kata.name, 0)
+    if args.number is not None:
+        if not 1 <= args.number <= len(hints):
+            raise Refusal(f"{kata.name} has hints 1 to {len(hints)}, not {args.number}", code=2)
+        n = args.number
+    elif shown >= len(hints):
+        print(
+            f"You have seen all {len(hints)} hints for {kata.name}. "
+            f"`python -m katas hint {kata.name} N` shows hint N again; "
+            f"docs/katas/{kata.name}.md explains the kata."
+        )
+        return 0
+    else:
+        n = shown + 1
+    print(f"{kata.name}, hint {n} of {len(hints)}: {hints[n - 1]}")
+    if n > shown:
+        seen[kata.name] = n
+        _write_state("hints", seen)
+    if n < len(hints):
+        print(f"(More: python -m katas hint {kata.name})")
+    return 0
+
+
+def cmd_solution(args) -> int:
+    kata = _kata(args.name)
+    if not (args.force or _known_done(kata)):
+        from dojo import runner
+
+        runner.warm_up()
+        verdict = runner.check([kata.name], time_limit=args.time_limit)[kata.name]
+        _remember({kata.name: verdict})
+        if not verdict.solved:
+            raise Refusal(
+                f"{kata.name} is not done yet ({verdict.state}), so its solution stays hidden. "
+                f"`python -m katas check {kata.name}` says what is left; "
+                f"`python -m katas solution {kata.name} --force` shows it anyway."
+            )
+    print(f"# reference/{kata.name}.py\n")
+    print(kata.reference.read_text())
+    return 0
+
+
+def cmd_reset(args) -> int:
+    kata = _kata(args.name)
+    original = kata.pristine.read_text()
+    current = kata.stub.read_text() if kata.stub.exists() else None
+    if current == original:
+        print(f"katas/{kata.name}.py is already the original stub; nothing to do.")
+        return 0
+    if current is not None:
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        backup = BACKUPS / f"{kata.name}-{stamp}.py"
+        n = 1
+        while backup.exists():
+            n += 1
+            backup = BACKUPS / f"{kata.name}-{stamp}-{n}.py"
+        BACKUPS.mkdir(exist_ok=True)
+        (BACKUPS / ".gitignore").write_text("*\n")
+        _write_atomic(backup, current)
+        print(f"Your katas/{kata.name}.py is saved as {backup.relative_to(ROOT)}")
+    _write_atomic(kata.stub, original)
+    print(f"katas/{kata.name}.py is the original stub again.")
+    return 0
+
+
+def cmd_explain(args) -> int:
+    try:
+        from dojo import errors
+    except ImportError:
+        raise Refusal("the error index is not part of this checkout yet") from None
+    text = " ".join(args.text) if args.text else sys.stdin.read()
+    return errors.main([text])
+
+
+def cmd_doctor(args) -> int:
+    try:
+        from dojo import doctor
+    except ImportError:
+        raise Refusal("doctor is not part of this checkout yet") from None
+    return doctor.main(args.rest)
+
+
+def cmd_watch(args) -> int:
+    from dojo import watch
+
+    return watch.main(args, _kata(args.name))
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m katas",
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n", 2)[2],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    limit = argparse.ArgumentParser(add_help=False)
+    limit.add_argument(
+        "--time-limit",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="stop a check that runs longer (default 60)",
+    )
+    sub.add_parser("list", parents=[limit], help="every kata with its status")
+    c = sub.add_parser("check", parents=[limit], help="check one kata")
+    c.add_argument("name", nargs="?", help="the kata (default: the first one not done)")
+    c.add_argument("--porcelain", action="store_true", help="one JSON line, for scripts")
+    w = sub.add_parser("watch", parents=[limit], help="re-check on every save")
+    w.add_argument("name", nargs="?", help="the kata to start with")
+    w.add_argument("--porcelain", action="store_true", help="JSON lines only, for scripts")
+    h = sub.add_parser("hint", help="the next hint, or hint N")
+    h.add_argument("name")
+    h.add_argument("number", nargs="?", type=int)
+    s = sub.add_parser("solution", parents=[limit], help="the reference, once you are done")
+    s.add_argument("name")
+    s.add_argument("--force", action="store_true", help="show it even before you are done")
+    r = sub.add_parser("reset", help="the original stub again (yours is backed up)")
+    r.add_argument("name")
+    e = sub.add_parser("explain", help="what an error message means")
+    e.add_argument("text", nargs="*", help="the message (or paste it on standard input)")
+    d = sub.add_parser("doctor", help="what this machine can run")
+    d.add_argument("rest", nargs=argparse.REMAINDER)
+    return p
+
+
+COMMANDS = {
+    "list": cmd_list,
+    "check": cmd_check,
+    "watch": cmd_watch,
+    "hint": cmd_hint,
+    "solution": cmd_solution,
+    "reset": cmd_reset,
+    "explain": cmd_explain,
+    "doctor": cmd_doctor,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser().parse_args(argv)
+    try:
+        if args.command in NEEDS_TORCH:
+            _ensure_torch(argv)
+        return COMMANDS[args.command](args)
+    except Refusal as refusal:
+        print(f"python -m katas {args.command}: {refusal}", file=sys.stderr)
+        return refusal.code
+    except KeyboardInterrupt:
+        print("\nStopped. Your files are as you saved them.", file=sys.stderr)
+        return 130
 
 
 def run() -> None:
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

@@ -9,15 +9,21 @@
 - Every test ends up marked `cpu` or `cuda`, never both, never neither.
 - Global torch state (default dtype and device, grad mode, anomaly mode) is restored after
   every test.
-- Hypothesis profiles: `dev` (default), `ci`, `thorough`; pick one with KATAS_HYPOTHESIS_PROFILE.
+- Hypothesis profiles: `dev` (default), `ci`, `thorough`, `quick` (the learner tool's first pass);
+  pick one with KATAS_HYPOTHESIS_PROFILE.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
+import inspect
 import os
+import re
 import sys
+import traceback
+import types
 from pathlib import Path
 
 import pytest
@@ -33,6 +39,8 @@ COMMON = {"deadline": None, "report_multiple_bugs": False, "phases": PHASES}
 settings.register_profile("dev", **COMMON)
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, **COMMON)
 settings.register_profile("thorough", max_examples=2000, **COMMON)
+# `check` and `watch` answer first with a quick pass, then confirm with `dev`.
+settings.register_profile("quick", max_examples=8, **COMMON)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -59,8 +67,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     profile = os.environ.get(PROFILE_VAR, "dev")
-    if profile not in ("dev", "ci", "thorough"):
-        raise pytest.UsageError(f"{PROFILE_VAR}={profile!r}: expected dev, ci or thorough")
+    if profile not in ("dev", "ci", "thorough", "quick"):
+        raise pytest.UsageError(f"{PROFILE_VAR}={profile!r}: expected dev, ci, thorough or quick")
     settings.load_profile(profile)
     impl_file = config.getoption("impl_file")
     if impl_file is not None and not impl_file.is_file():
@@ -71,6 +79,60 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _loaded: dict[tuple[str, str], object] = {}
+_broken: dict[tuple[str, str], str] = {}  # import problems, reported once per kata
+
+
+class Unwritten(pytest.skip.Exception):
+    """The stub's own NotImplementedError, carried out of the test at once.
+
+    A skip-type exception, so hypothesis re-raises it without shrinking or formatting a
+    traceback, and `except Exception` in a test cannot swallow it. `pytest_runtest_makereport`
+    turns it back into a failure that reads "not written yet".
+    """
+
+    def __init__(self, kata: _catalogue.Kata, err: NotImplementedError) -> None:
+        super().__init__(f"NotImplementedError: {err} (not written yet: katas/{kata.name}.py)")
+        self.kata = kata
+
+
+class _Guarded:
+    """A kata function that reports the stub's NotImplementedError as `Unwritten`.
+
+    Pickles as the bare function, so it can still be sent to DataLoader workers or ranks.
+    """
+
+    def __init__(self, kata: _catalogue.Kata, function) -> None:
+        functools.update_wrapper(self, function)
+        self._kata, self._function = kata, function
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return self._function(*args, **kwargs)
+        except NotImplementedError as err:
+            if self._kata.unwritten(err):
+                raise Unwritten(self._kata, err) from None
+            raise
+
+    def __reduce__(self):
+        return getattr, (sys.modules[self._function.__module__], self._function.__name__)
+
+
+def _guarded(kata: _catalogue.Kata, module: types.ModuleType) -> types.ModuleType:
+    view = types.ModuleType(module.__name__, module.__doc__)
+    for name, value in vars(module).items():
+        setattr(view, name, _Guarded(kata, value) if inspect.isfunction(value) else value)
+    return view
+
+
+def import_problem(err: BaseException, where: Path) -> str:
+    """One plain sentence about why `where` does not import: file, line, what Python said."""
+    if isinstance(err, SyntaxError):
+        line = f", line {err.lineno}" if err.lineno else ""
+        text = f": {err.text.strip()}" if err.text and err.text.strip() else ""
+        return f"could not import {where}{line}: {type(err).__name__}: {err.msg}{text}"
+    frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.endswith(str(where))]
+    line = f", line {frames[-1].lineno}" if frames else ""
+    return f"could not import {where}{line}: {type(err).__name__}: {err}"
 
 
 def _load(config: pytest.Config, kata: _catalogue.Kata):
@@ -89,14 +151,15 @@ def _load(config: pytest.Config, kata: _catalogue.Kata):
             spec.loader.exec_module(module)
         else:
             module = importlib.import_module(f"{package}.{kata.name}")
-    except Exception as err:  # a learner's syntax error is reported, not a traceback dump
+    except Exception as err:  # a learner's syntax error is reported once, not a traceback dump
+        _broken[key] = import_problem(err, Path(where))
+    if key in _broken:  # outside the except block, so no "during handling" chain is shown
         pytest.fail(
-            f"could not import {where} ({type(err).__name__}: {err}). "
-            "Fix that first: no test of this kata can run until the file imports.",
+            f"{_broken[key]}. Fix that first: no test of this kata can run until the file imports.",
             pytrace=False,
         )
-    _loaded[key] = module
-    return module
+    _loaded[key] = _guarded(kata, module)
+    return _loaded[key]
 
 
 @pytest.fixture(scope="module")
@@ -151,6 +214,75 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             f"--require-cuda: torch {torch.__version__} sees no CUDA device "
             "(torch.cuda.is_available() is False)"
         )
+
+
+# --- what a failure looks like --------------------------------------------------------------
+
+
+_said_broken: dict[str, str] = {}  # kata name -> its import problem, reported once
+
+
+def _example(err: BaseException) -> str:
+    """Hypothesis's failing example on one plain line: `n=0, device=cpu; draw 1 (index): 0`."""
+    args, draws = "", []
+    for note in getattr(err, "__notes__", ()):
+        if note.startswith(("Failing test case:", "Falsifying example:")) and "(" in note:
+            call = note.split("(", 1)[1].rsplit(")", 1)[0]
+            parts = [p.strip().rstrip(",") for p in call.splitlines() if p.strip()]
+            parts = [p for p in parts if not p.startswith(("kata=", "data=data("))]
+            args = ", ".join(parts)
+            args = re.sub(r"device\(type='(\w+)', index=(\d+)\)", r"\1:\2", args)
+            args = re.sub(r"device\(type='(\w+)'\)", r"\1", args)
+        elif note.startswith("Draw "):
+            draws.append(note)
+    return "; ".join(filter(None, [args, *draws]))
+
+
+def _report(item: pytest.Item, call: pytest.CallInfo, outcome: str, longrepr) -> pytest.TestReport:
+    return pytest.TestReport(
+        item.nodeid,
+        item.location,
+        {x: 1 for x in item.keywords},
+        outcome,
+        longrepr,
+        call.when,
+        duration=call.duration,
+        start=call.start,
+        stop=call.stop,
+        user_properties=item.user_properties,
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Learner-facing failures as plain text, without pytest's traceback and introspection.
+
+    - the stub's "not written yet" (`Unwritten`) is one line, marked `not_implemented`;
+    - a kata file that does not import is reported once, its other tests are skipped;
+    - a `Say` message (from `assert`, `pytest.fail` or `Say.raises`) is printed as it is, with
+      hypothesis's failing example on the next line.
+    Anything else (a crash in the learner's code) keeps pytest's usual report.
+    """
+    kata = _catalogue.of_test(item.nodeid)
+    if call.excinfo is None or kata is None:
+        return None
+    err = call.excinfo.value
+    if isinstance(err, Unwritten):
+        item.user_properties.append(("not_implemented", err.msg))
+        return _report(item, call, "failed", err.msg)
+    text = str(err)
+    if isinstance(err, pytest.fail.Exception) and text.startswith("could not import"):
+        if kata.name in _said_broken:
+            path, line, _ = item.location
+            reason = f"{_said_broken[kata.name]} (reported once, above)"
+            return _report(item, call, "skipped", (path, (line or 0) + 1, reason))
+        _said_broken[kata.name] = text.partition(". Fix that first")[0]
+        return _report(item, call, "failed", text)
+    if isinstance(err, AssertionError | pytest.fail.Exception) and text.startswith(f"{kata.name}."):
+        text = text.split("\nassert ", 1)[0]  # the Say message, without pytest's introspection
+        example = _example(err)
+        return _report(item, call, "failed", f"{text}\n  example: {example}" if example else text)
+    return None
 
 
 # --- global torch state -----------------------------------------------------------------------

@@ -1,56 +1,70 @@
 """Where a learner stands: a pytest plugin that sums up each kata's tests in catalogue order.
 
-With `--impl katas` (the default), a test that fails only because a stub still raises
-NotImplementedError gets a one-line report instead of a traceback, and the run ends with a table:
-done, in progress or not started, and what to do next.
+It counts, per kata, the tests that pass, fail, wait for an unwritten function ("not written":
+the stub's NotImplementedError, turned into a one-line report by the harness) or are skipped,
+and keeps the failure messages. `python -m katas check|watch|list` read `snapshot()`; a plain
+`pytest` run with `--impl katas` (the default) ends with a table of the same counts.
 """
 
 from __future__ import annotations
-
-from collections import defaultdict
 
 import pytest
 
 from dojo import catalogue as _catalogue
 
-_stats: dict[str, dict[str, int]] = defaultdict(
-    lambda: {"passed": 0, "failed": 0, "todo": 0, "skipped": 0}
-)
+
+def _empty() -> dict:
+    return {
+        "passed": 0,
+        "failed": 0,
+        "not_written": 0,
+        "skipped": 0,
+        "messages": [],
+        "unwritten": [],
+        "problem": "",
+    }
 
 
-def _kata_name(nodeid: str) -> str | None:
-    kata = _catalogue.of_test(nodeid)
-    return kata.name if kata else None
+_stats: dict[str, dict] = {}
+
+
+def snapshot() -> dict[str, dict]:
+    """Counts and messages per kata name, for the runner (plain data: it crosses a pipe)."""
+    return {name: dict(counts) for name, counts in _stats.items()}
 
 
 def _learner_mode(config: pytest.Config) -> bool:
     return config.getoption("impl") == "katas" and config.getoption("impl_file") is None
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
-    report = yield
-    excinfo = call.excinfo
-    kata = _catalogue.of_test(item.nodeid)
-    if report.failed and kata and excinfo is not None and kata.unwritten(excinfo.value):
-        report.user_properties.append(("not_implemented", str(excinfo.value)))
-        if _learner_mode(item.config):
-            report.longrepr = (
-                f"NotImplementedError: {excinfo.value} (not written yet: katas/{kata.name}.py)"
-            )
-    return report
+def _not_written(report: pytest.TestReport) -> str | None:
+    return next((v for k, v in report.user_properties if k == "not_implemented"), None)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    name = _kata_name(report.nodeid)
-    if name is None or not (report.when == "call" or report.outcome != "passed"):
+    kata = _catalogue.of_test(report.nodeid)
+    if kata is None or not (report.when == "call" or report.outcome != "passed"):
         return
-    counts = _stats[name]
+    counts = _stats.setdefault(kata.name, _empty())
     if report.skipped:
         counts["skipped"] += 1
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+        if "does not import" in reason:
+            counts["problem"] = reason.removeprefix("Skipped: ").split(" (reported once")[0]
     elif report.failed:
-        todo = any(key == "not_implemented" for key, _ in report.user_properties)
-        counts["todo" if todo else "failed"] += 1
+        unwritten = _not_written(report)
+        if unwritten:
+            counts["not_written"] += 1
+            function = unwritten.removeprefix("NotImplementedError: ").split(" (")[0]
+            if function not in counts["unwritten"]:
+                counts["unwritten"].append(function)
+        else:
+            counts["failed"] += 1
+            text = report.longreprtext.strip()
+            if text.startswith("could not import"):
+                counts["problem"] = text.partition(". Fix that first")[0]
+            elif text not in counts["messages"]:
+                counts["messages"].append(text)
     else:
         counts["passed"] += 1
 
@@ -58,13 +72,20 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
     """For learners, a test that only hit an unwritten stub is "not written", not a failure
     with a traceback: the failures section then holds only real mistakes."""
-    if (
-        _learner_mode(config)
-        and report.failed
-        and any(key == "not_implemented" for key, _ in report.user_properties)
-    ):
+    if _learner_mode(config) and report.failed and _not_written(report):
         return "not written", "n", "NOT WRITTEN"
     return None
+
+
+def state(counts: dict) -> str:
+    """done, in progress or not started, from one kata's counts."""
+    if counts["problem"]:
+        return "does not import"
+    if counts["failed"] or (counts["passed"] and counts["not_written"]):
+        return "in progress"
+    if counts["not_written"]:
+        return "not started"
+    return "done" if counts["passed"] else "no test ran"
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -73,39 +94,29 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     try:
         return (yield)
     finally:
-        if _learner_mode(config):
+        if _learner_mode(config) and _stats:
             _progress_table(terminalreporter)
 
 
-def _progress_table(terminalreporter) -> None:
-    stats = _stats
-    if not stats:
-        return
-    tr = terminalreporter
+def _progress_table(tr) -> None:
     tr.section("your katas")
-    next_up = None
-    for kata in _catalogue.katas():
-        if kata.name not in stats:
-            continue
-        c = stats[kata.name]
-        if c["failed"]:
-            state = f"in progress: {c['failed']} failing, {c['todo']} not written"
-        elif c["todo"] and c["passed"]:
-            state = f"in progress: {c['todo']} tests wait for unwritten functions"
-        elif c["todo"]:
-            state = "not started"
-        else:
-            state = "done"
-        if state != "done" and next_up is None:
-            next_up = kata
-        skipped = f" ({c['skipped']} cuda tests skipped)" if c["skipped"] else ""
-        tr.write_line(f"{kata.number}. {kata.name:<18} {state}{skipped}")
+    katas = _catalogue.katas()
+    for kata in katas:
+        if kata.name in _stats:
+            c = _stats[kata.name]
+            skipped = f" ({c['skipped']} cuda tests skipped)" if c["skipped"] else ""
+            tr.write_line(f"{kata.number:>2}. {kata.name:<18} {state(c)}{skipped}")
+    ran_undone = [k for k in katas if k.name in _stats and state(_stats[k.name]) != "done"]
+    next_up = ran_undone[0] if ran_undone else _catalogue.after(max(_stats, key=_number))
+    tr.write_line("")
     if next_up is None:
-        tr.write_line("All katas that ran are done. Well done!")
+        tr.write_line("Every kata that ran is done, and it was the last one. Well done!")
     else:
-        tr.write_line("")
         tr.write_line(
-            f"Next: katas/{next_up.name}.py ({next_up.title}). Read docs/katas/{next_up.name}.md, "
-            f"check it alone with `nox -s learn -- tests/test_{next_up.name}.py`, "
-            f"and run `python -m katas hint {next_up.name}` when stuck."
+            f"Next: {next_up.number}. {next_up.name} ({next_up.title}): open "
+            f"katas/{next_up.name}.py, then `python -m katas check {next_up.name}`."
         )
+
+
+def _number(name: str) -> int:
+    return _catalogue.get(name).number

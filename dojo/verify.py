@@ -1,11 +1,17 @@
-"""Repository invariants that a plain test run cannot show: `python -m dojo.verify stubs|mistakes`.
+"""Repository invariants that a plain test run cannot show: `python -m dojo.verify CHECK`.
 
-- `stubs`: every cpu-tier kata test fails against `katas/`, and fails with the stub's
-  NotImplementedError: not an ImportError, a collection error or a wrong assertion.
+- `stubs`: every cpu-tier kata test fails against the pristine stubs (dojo/stubs/), and fails
+  with the stub's NotImplementedError: not an ImportError, a collection error or a wrong
+  assertion.
 - `mistakes`: every file in tests/mistakes/<name>/ is swapped in for the kata module, and the
-  kata's tests must fail on it, with an assertion rather than a crash of the harness. Each
-  mistake's docstring names the tests meant to catch it (`Caught by: test_a, test_b`), and at
-  least one of them must be among the failures.
+  tests its docstring names (`Caught by: test_a, test_b`) run on it: at least one must fail,
+  with an assertion (a learner message), not a crash, an import error or "not written".
+- `pristine`: katas/ ships exactly the pristine stubs (maintainers' CI only: a learner's clone
+  holds their own work there).
+
+Checks run in children forked from one warm parent that has imported torch, pytest and
+hypothesis once (dojo/runner.py), two at a time. Output is counts only, so the mistake corpus
+is no spoiler; `-v` prints every verdict, and a failure is always printed in full.
 """
 
 from __future__ import annotations
@@ -14,82 +20,14 @@ import argparse
 import ast
 import os
 import re
-import subprocess
 import sys
-import tempfile
-import xml.etree.ElementTree as ET
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+import time
 from pathlib import Path
 
 from dojo import catalogue as _catalogue
 
 ROOT = _catalogue.ROOT
-
-
-@dataclass
-class Case:
-    name: str  # the test's name, with parameters
-    file: str  # tests/test_<name>.py
-    outcome: str  # passed, failed, error or skipped
-    message: str
-
-
-def run_pytest(args: list[str]) -> tuple[int, list[Case], str]:
-    """Run pytest in a subprocess; return its exit code, its test cases and its output."""
-    with tempfile.TemporaryDirectory() as tmp:
-        xml = Path(tmp) / "report.xml"
-        cmd = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-m",
-            "cpu",
-            f"--junitxml={xml}",
-            *args,
-        ]
-        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-        cases = []
-        if xml.exists():
-            for tc in ET.parse(xml).iter("testcase"):
-                outcome, message = "passed", ""
-                for tag in ("failure", "error", "skipped"):
-                    el = tc.find(tag)
-                    if el is not None:
-                        outcome = "failed" if tag == "failure" else tag
-                        message = el.get("message") or (el.text or "")
-                        break
-                file = tc.get("classname", "").replace(".", "/") + ".py"
-                cases.append(Case(tc.get("name", "?"), file, outcome, message))
-    return proc.returncode, cases, proc.stdout + proc.stderr
-
-
-def unwritten(kata: _catalogue.Kata, message: str) -> bool:
-    """Does a junit failure message show the kata's stub saying "not written yet"?"""
-    return f"NotImplementedError: {kata.name}: " in message
-
-
-def check_stubs(katas: tuple[_catalogue.Kata, ...]) -> list[str]:
-    files = [str(k.tests.relative_to(ROOT)) for k in katas]
-    code, cases, output = run_pytest(["--impl", "stubs", *files])
-    problems = []
-    if code not in (0, 1):
-        return [f"pytest exited {code} (not a plain test failure):\n{output[-3000:]}"]
-    seen = {c.file for c in cases}
-    problems += [f"{f}: no cpu-tier test ran" for f in files if f not in seen]
-    for c in cases:
-        where = f"{c.file}::{c.name}"
-        if c.outcome == "passed":
-            problems.append(f"{where} passes against the unwritten stub, so it cannot fail")
-        elif c.outcome == "skipped":
-            problems.append(f"{where} was skipped against the stub: {c.message}")
-        elif not unwritten(_catalogue.of_test(c.file), c.message):
-            problems.append(f"{where} failed for the wrong reason: {c.message.splitlines()[:1]}")
-    print(f"stubs: {len(cases)} cpu-tier kata tests ran against dojo/stubs/")
-    return problems
+ASSERTIONS = ("AssertionError", "Failed")  # what a test says when it rejects an answer
 
 
 def caught_by(mistake: Path) -> list[str]:
@@ -99,54 +37,155 @@ def caught_by(mistake: Path) -> list[str]:
     return [t.strip() for t in match.group(1).split(",") if t.strip()] if match else []
 
 
-def _try_mistake(kata: _catalogue.Kata, mistake: Path) -> tuple[str, bool]:
+class _Outcomes:
+    """A pytest plugin that keeps each test's outcome and message."""
+
+    def __init__(self) -> None:
+        self.cases: list[dict] = []
+
+    def pytest_runtest_logreport(self, report):
+        if report.when == "call" or report.outcome != "passed":
+            self.cases.append(
+                {
+                    "name": report.nodeid.split("::", 1)[-1],
+                    "outcome": "error"
+                    if report.when != "call" and report.failed
+                    else report.outcome,
+                    "unwritten": any(k == "not_implemented" for k, _ in report.user_properties),
+                    "message": report.longreprtext.strip()[:2000] if report.failed else "",
+                }
+            )
+
+
+class _Exceptions:
+    """Remembers the exception type of each failing test call (by node id)."""
+
+    def __init__(self) -> None:
+        self.types: dict[str, str] = {}
+
+    def pytest_exception_interact(self, node, call, report):
+        self.types[node.nodeid.split("::", 1)[-1]] = call.excinfo.typename
+
+
+def _run(args: list[str]) -> dict:
+    """In a forked child: run pytest quietly with `args`; return the cases and exception types."""
+    import tempfile
+
+    import pytest
+
+    os.chdir(ROOT)
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the child
+    os.dup2(log.fileno(), 1)
+    os.dup2(log.fileno(), 2)
+    outcomes, exceptions = _Outcomes(), _Exceptions()
+    code = pytest.main(
+        ["-q", "-p", "no:cacheprovider", "-m", "cpu", "--tb=line", *args],
+        plugins=[outcomes, exceptions],
+    )
+    for case in outcomes.cases:
+        case["exception"] = exceptions.types.get(case["name"], "")
+    log.seek(0)
+    return {"code": int(code), "cases": outcomes.cases, "output": log.read()[-3000:].decode()}
+
+
+def _judge_mistake(kata: _catalogue.Kata, mistake: Path, outcome: dict) -> tuple[str, bool]:
     rel = mistake.relative_to(ROOT)
     expected = caught_by(mistake)
-    if not expected:
-        return f"BROKEN {rel}: its docstring has no 'Caught by: test_...' line", False
-    code, cases, output = run_pytest([f"--impl-file={rel}", str(kata.tests.relative_to(ROOT))])
-    failed = [c for c in cases if c.outcome in ("failed", "error")]
-    if code == 0:
-        return f"NOT CAUGHT {rel}: every test passed, so the tests accept this mistake", False
-    if code != 1 or not failed:
-        return f"BROKEN {rel}: pytest exited {code}:\n{output[-2000:]}", False
-    wrong = [c for c in failed if unwritten(kata, c.message) or "could not import" in c.message]
-    if wrong:
+    if "problem" in outcome:
+        return f"BROKEN {rel}: {outcome['problem']}", False
+    cases, code = outcome["cases"], outcome["code"]
+    failed = [c for c in cases if c["outcome"] in ("failed", "error")]
+    ran = {c["name"].split("[")[0] for c in cases}
+    if missing := [t for t in expected if t not in ran]:
+        return f"BROKEN {rel}: names {', '.join(missing)}, which did not run", False
+    if code == 0 or not failed:
         return (
-            f"BROKEN {rel}: {wrong[0].name} failed for the wrong reason: {wrong[0].message[:300]}",
+            f"NOT CAUGHT {rel}: {', '.join(expected)} passed, so the tests accept this mistake",
             False,
         )
-    hits = [c for c in failed if c.name.split("[")[0] in expected]
+    if code != 1:
+        return f"BROKEN {rel}: pytest exited {code}:\n{outcome['output'][-2000:]}", False
+    for c in failed:
+        if c["unwritten"] or c["message"].startswith("could not import"):
+            return f"BROKEN {rel}: {c['name']} failed for the wrong reason: {c['message']}", False
+    hits = [c for c in failed if c["exception"] in ASSERTIONS]
     if not hits:
-        names = ", ".join(sorted({c.name for c in failed}))
+        c = failed[0]
         return (
-            f"MISSED {rel}: meant to be caught by {', '.join(expected)}, "
-            f"but only these failed: {names}"
-        ), False
-    summary = hits[0].message.strip().splitlines()[0][:160] if hits[0].message.strip() else ""
-    return f"caught {rel} by {hits[0].name} (+{len(failed) - 1} more): {summary}", True
+            f"CRASH {rel}: {c['name']} failed with {c['exception'] or 'an error'}, not an "
+            f"assertion, so no learner message explains the mistake: {c['message'][:300]}",
+            False,
+        )
+    summary = hits[0]["message"].splitlines()[0][:160] if hits[0]["message"] else ""
+    return f"caught {rel} by {hits[0]['name']}: {summary}", True
 
 
-def check_mistakes(katas: tuple[_catalogue.Kata, ...]) -> list[str]:
-    jobs = []
-    problems = []
+def check_mistakes(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> list[str]:
+    from dojo import runner
+
+    problems, jobs = [], []
     for kata in katas:
         files = sorted(kata.mistakes.glob("*.py"))
         if not files:
             problems.append(f"{kata.name}: tests/mistakes/{kata.name}/ holds no mistake")
-        jobs += [(kata, f) for f in files]
-    caught = 0
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for line, ok in pool.map(lambda job: _try_mistake(*job), jobs):  # in order, as they end
+        for f in files:
+            names = caught_by(f)
+            if not names:
+                problems.append(f"BROKEN {f.relative_to(ROOT)}: no 'Caught by: test_...' line")
+                continue
+            tests = str(kata.tests.relative_to(ROOT))
+            args = [f"--impl-file={f.relative_to(ROOT)}", *(f"{tests}::{t}" for t in names)]
+            jobs.append((kata, f, args))
+    runner.warm_up()
+    start, caught = time.perf_counter(), 0
+    per_kata: dict[str, list[int]] = {}
+    works = [lambda args=args: _run(args) for _, _, args in jobs]
+    for index, outcome in runner.forked_many(works, parallel=os.cpu_count() or 2, time_limit=120):
+        kata, mistake, _ = jobs[index]
+        line, ok = _judge_mistake(kata, mistake, outcome)
+        tally = per_kata.setdefault(kata.name, [0, 0])
+        tally[0] += ok
+        tally[1] += 1
+        caught += ok
+        if not ok:
+            problems.append(line)
+            print(f"FAIL: {line}", flush=True)
+        elif verbose:
             print(line, flush=True)
-            caught += ok
-            if not ok:
-                problems.append(line)
-    print(f"mistakes: {caught} of {len(jobs)} caught")
+        if tally[1] == len(list(kata.mistakes.glob("*.py"))):
+            print(f"{kata.name}: {tally[0]} of {tally[1]} mistakes caught", flush=True)
+    seconds = time.perf_counter() - start
+    print(f"mistakes: {caught} of {len(jobs)} caught in {seconds:.0f} s")
     return problems
 
 
-def check_pristine(katas: tuple[_catalogue.Kata, ...]) -> list[str]:
+def check_stubs(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> list[str]:
+    from dojo import runner
+
+    files = [str(k.tests.relative_to(ROOT)) for k in katas]
+    runner.warm_up()
+    outcome = runner._forked(lambda: _run(["--impl", "stubs", *files]), 300, lambda: False)
+    if "problem" in outcome:
+        return [outcome["problem"]]
+    if outcome["code"] not in (0, 1):
+        return [f"pytest exited {outcome['code']} (not a plain test failure):\n{outcome['output']}"]
+    problems = []
+    seen = {c["name"] for c in outcome["cases"]}
+    problems += [f"{f}: no cpu-tier test ran" for f in files if not seen]
+    for c in outcome["cases"]:
+        if c["outcome"] == "passed":
+            problems.append(f"{c['name']} passes against the unwritten stub, so it cannot fail")
+        elif c["outcome"] == "skipped":
+            problems.append(f"{c['name']} was skipped against the stub")
+        elif not c["unwritten"]:
+            problems.append(f"{c['name']} failed for the wrong reason: {c['message'][:300]}")
+        elif verbose:
+            print(f"not written, as it should be: {c['name']}")
+    print(f"stubs: {len(outcome['cases'])} cpu-tier kata tests ran against dojo/stubs/")
+    return problems
+
+
+def check_pristine(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> list[str]:
     """Maintainers only (CI runs it, `nox` does not): katas/ ships exactly the pristine stubs."""
     problems = [
         f"katas/{k.name}.py differs from {k.pristine.relative_to(ROOT)}: edit both, or copy one"
@@ -161,13 +200,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dojo.verify", description=__doc__)
     parser.add_argument("check", choices=("stubs", "mistakes", "pristine"))
     parser.add_argument("--kata", action="append", help="only this kata (repeatable)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every verdict")
     args = parser.parse_args(argv)
     try:
         katas = tuple(map(_catalogue.get, args.kata)) if args.kata else _catalogue.katas()
     except ValueError as err:
         parser.error(str(err))
     check = {"stubs": check_stubs, "mistakes": check_mistakes, "pristine": check_pristine}
-    problems = check[args.check](katas)
+    problems = check[args.check](katas, args.verbose)
     for p in problems:
         print(f"FAIL: {p}", file=sys.stderr)
     return 1 if problems else 0

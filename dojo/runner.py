@@ -1,0 +1,328 @@
+"""Run katas' tests for a learner: fast, isolated, and stopped when they run away.
+
+A warm parent imports torch, pytest and hypothesis once (`warm_up`). Every check then runs in a
+fresh child forked from it, so the learner's module is imported anew, nothing leaks from one
+check to the next, and the child pays none of the imports. The child leads its own process
+group: a check that runs past its time limit (an endless loop, a huge allocation) is killed with
+everything it started, and Ctrl-C in the terminal reaches only the parent, which then kills it.
+
+The parent never touches CUDA, since forking a process that has initialised CUDA is unsafe. On
+a machine that may have a GPU (a CUDA build of torch and an NVIDIA device), checks run in a
+spawned interpreter instead: it pays the imports every time, but is always safe.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+from dojo import catalogue as _catalogue
+
+ROOT = _catalogue.ROOT
+TIME_LIMIT = 60.0  # seconds one check may take before it is stopped
+PROFILE_VAR = "KATAS_HYPOTHESIS_PROFILE"
+
+
+@dataclass
+class Verdict:
+    """One kata's result, as `check`, `watch --porcelain` and `list` report it."""
+
+    kata: str
+    solved: bool = False
+    passed: int = 0
+    failed: int = 0
+    not_written: int = 0
+    skipped: int = 0  # cuda tests, on a machine without a GPU
+    seconds: float = 0.0
+    quick: bool = False  # few hypothesis examples: a first answer, never "done"
+    state: str = "not checked"  # done, in progress, not started, does not import, ...
+    problem: str = ""  # why no verdict could be reached (import error, time limit, crash)
+    messages: list[str] = field(default_factory=list)
+    unwritten: list[str] = field(default_factory=list)  # functions still raising the stub's error
+
+    @property
+    def total(self) -> int:
+        return self.passed + self.failed + self.not_written
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+
+def cuda_host() -> bool:
+    """Could this machine have a GPU? Asked without touching CUDA (that would spoil forking)."""
+    import torch
+
+    return torch.version.cuda is not None and (
+        os.path.exists("/dev/nvidiactl") or shutil.which("nvidia-smi") is not None
+    )
+
+
+def warm_up() -> None:
+    """Import what every check needs, once, in the parent. Never the learner's code."""
+    import hypothesis.strategies  # noqa: F401
+    import numpy  # noqa: F401
+    import pytest  # noqa: F401
+    import torch  # noqa: F401
+
+    import tests.strategies
+    import tests.support  # noqa: F401
+
+    # Move everything imported so far out of the garbage collector's sight: pytest collects
+    # garbage at exit, and with torch loaded a full collection costs about a second. It also
+    # keeps forked children from copying those pages.
+    gc.freeze()
+
+
+def pytest_args(names: list[str]) -> list[str]:
+    files = [str(_catalogue.get(n).tests.relative_to(ROOT)) for n in names]
+    return [
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "--impl",
+        "katas",
+        "--tb=short",
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        *files,
+    ]
+
+
+def _child(names: list[str], quick: bool) -> dict:
+    """In the child: run pytest on the katas' tests, output to a file; return the counts."""
+    os.chdir(ROOT)
+    if quick:
+        os.environ[PROFILE_VAR] = "quick"
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the child
+    os.dup2(log.fileno(), 1)
+    os.dup2(log.fileno(), 2)
+    import pytest
+
+    from dojo import progress
+
+    code = int(pytest.main(pytest_args(names)))
+    log.seek(0)
+    return {"code": code, "stats": progress.snapshot(), "output": log.read()[-4000:].decode()}
+
+
+def _verdicts(names: list[str], quick: bool, outcome: dict, seconds: float) -> dict[str, Verdict]:
+    verdicts = {}
+    for name in names:
+        v = Verdict(kata=name, quick=quick, seconds=round(seconds, 3))
+        if "problem" in outcome:
+            v.problem, v.state = outcome["problem"], "stopped"
+        elif name not in outcome["stats"]:
+            v.state = "no test ran"
+            v.problem = (
+                f"pytest could not run tests/test_{name}.py (exit code {outcome['code']}):\n"
+                + outcome["output"].strip()[-1500:]
+            )
+        else:
+            from dojo.progress import state
+
+            counts = outcome["stats"][name]
+            for key in ("passed", "failed", "not_written", "skipped", "messages", "unwritten"):
+                setattr(v, key, counts[key])
+            v.problem, v.state = counts["problem"], state(counts)
+            v.solved = v.state == "done" and not quick
+        verdicts[name] = v
+    return verdicts
+
+
+def check(
+    names: list[str],
+    *,
+    quick: bool = False,
+    time_limit: float = TIME_LIMIT,
+    cancel: Callable[[], bool] = lambda: False,
+) -> dict[str, Verdict] | None:
+    """Run the named katas' tests against katas/ in one child; None if `cancel()` said stop."""
+    start = time.perf_counter()
+    if sys.platform == "linux" and not cuda_host():
+        outcome = _forked(lambda: _child(names, quick), time_limit, cancel)
+    else:
+        outcome = _spawned(names, quick, time_limit, cancel)
+    if outcome is None:
+        return None
+    return _verdicts(names, quick, outcome, time.perf_counter() - start)
+
+
+def _stopped(time_limit: float) -> dict:
+    return {
+        "problem": f"stopped after {time_limit:g} s: does your code loop forever, or build "
+        "something huge? (the time limit is `--time-limit SECONDS`)"
+    }
+
+
+def _kill(pid: int) -> None:
+    for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        try:
+            target()
+            break
+        except (ProcessLookupError, PermissionError):
+            continue
+
+
+def _start(work: Callable[[], dict]) -> tuple[int, int]:
+    """Fork a child that runs `work()` in its own process group; return its pid and the pipe
+    its JSON result comes down."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        status = 0
+        try:
+            os.setpgid(0, 0)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            os.close(read_end)
+            try:
+                payload = json.dumps(work())
+            except BaseException as err:
+                payload = json.dumps({"problem": f"the check crashed: {type(err).__name__}: {err}"})
+            with os.fdopen(write_end, "w") as pipe:
+                pipe.write(payload)
+        except BaseException:
+            status = 1
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with contextlib.suppress(OSError):  # also here, so a kill right after fork reaches the group
+        os.setpgid(pid, pid)
+    return pid, read_end
+
+
+def forked_many(works: list[Callable[[], dict]], *, parallel: int, time_limit: float):
+    """Run each work in its own forked child, `parallel` at a time; yield (index, result) as
+    they finish. A child past `time_limit` is killed and yields a "stopped" result."""
+    waiting = list(enumerate(works))[::-1]
+    running: dict[int, tuple[int, int, list[bytes], float]] = {}  # fd -> index, pid, chunks, end
+    try:
+        while waiting or running:
+            while waiting and len(running) < parallel:
+                index, work = waiting.pop()
+                pid, fd = _start(work)
+                running[fd] = (index, pid, [], time.monotonic() + time_limit)
+            ready, _, _ = select.select(list(running), [], [], 0.05)
+            for fd in ready:
+                index, pid, chunks, _end = running[fd]
+                chunk = os.read(fd, 1 << 16)
+                if chunk:
+                    chunks.append(chunk)
+                    continue
+                del running[fd]
+                os.close(fd)
+                _reap(pid)
+                yield index, _result(chunks)
+            for fd, (index, pid, _chunks, end) in list(running.items()):
+                if time.monotonic() > end:
+                    del running[fd]
+                    _kill(pid)
+                    os.close(fd)
+                    _reap(pid)
+                    yield index, _stopped(time_limit)
+    finally:  # Ctrl-C, or the caller stopped early: take every child down
+        for fd, (_index, pid, _chunks, _end) in running.items():
+            _kill(pid)
+            os.close(fd)
+            _reap(pid)
+
+
+def _result(chunks: list[bytes]) -> dict:
+    if not chunks:
+        return {"problem": "the check died without a result (killed by the system: out of memory?)"}
+    return json.loads(b"".join(chunks))
+
+
+def _forked(work: Callable[[], dict], time_limit: float, cancel) -> dict | None:
+    pid, fd = _start(work)
+    chunks, deadline = [], time.monotonic() + time_limit
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                _kill(pid)
+                return _stopped(time_limit)
+            if cancel():
+                _kill(pid)
+                return None
+            ready, _, _ = select.select([fd], [], [], min(left, 0.05))
+            if ready:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+    except BaseException:  # Ctrl-C: take the child down with us
+        _kill(pid)
+        raise
+    finally:
+        os.close(fd)
+        _reap(pid)
+    return _result(chunks)
+
+
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+    # and whatever the child left running in its group (DataLoader workers, ranks)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _spawned(names: list[str], quick: bool, time_limit: float, cancel) -> dict | None:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "outcome.json")
+        args = [sys.executable, "-m", "dojo.runner", out, *(["--quick"] if quick else []), *names]
+        proc = subprocess.Popen(
+            args,
+            cwd=ROOT,
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + time_limit
+        try:
+            while proc.poll() is None:
+                if time.monotonic() > deadline:
+                    _kill(proc.pid)
+                    proc.wait()
+                    return _stopped(time_limit)
+                if cancel():
+                    _kill(proc.pid)
+                    proc.wait()
+                    return None
+                time.sleep(0.05)
+        except BaseException:
+            _kill(proc.pid)
+            raise
+        if not os.path.exists(out):
+            return {"problem": f"the check died without a result (exit code {proc.returncode})"}
+        with open(out) as f:
+            return json.load(f)
+
+
+def _spawned_main(argv: list[str]) -> None:
+    """`python -m dojo.runner OUT [--quick] NAME...`: one check, its outcome as JSON in OUT."""
+    out, rest = argv[0], argv[1:]
+    quick = "--quick" in rest
+    names = [a for a in rest if a != "--quick"]
+    try:
+        outcome = _child(names, quick)
+    except BaseException as err:
+        outcome = {"problem": f"the check crashed: {type(err).__name__}: {err}"}
+    with open(out, "w") as f:
+        json.dump(outcome, f)
+
+
+if __name__ == "__main__":
+    _spawned_main(sys.argv[1:])
