@@ -1,0 +1,219 @@
+"""`python -m katas`, driven as a learner would, on a temporary copy of the repository.
+
+Each test copies the repository (without .git, .nox and caches), edits katas/ there as a learner
+would, and runs the real command in a subprocess with this interpreter (which has torch).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dojo import catalogue as _catalogue
+
+ROOT = _catalogue.ROOT
+IGNORE = shutil.ignore_patterns(
+    ".git", ".nox", "site", ".hypothesis", "__pycache__", ".katas-*", "screenshots", "*.pyc"
+)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    copy = tmp_path / "repo"
+    shutil.copytree(ROOT, copy, ignore=IGNORE)
+    for kata in _catalogue.katas():  # start from the pristine stubs, whatever ours hold
+        shutil.copy(kata.pristine, copy / "katas" / f"{kata.name}.py")
+    return copy
+
+
+def katas(repo: Path, *args: str, timeout: float = 120, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KATAS_REEXEC", "PYTEST"))}
+    return subprocess.run(
+        [sys.executable, "-m", "katas", *args],
+        cwd=repo,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def solve(repo: Path, name: str) -> None:
+    """What a learner ends with: the reference's code in katas/<name>.py."""
+    shutil.copy(repo / "reference" / f"{name}.py", repo / "katas" / f"{name}.py")
+
+
+def strays(repo: Path) -> list[str]:
+    """Processes still running code from this copy (left behind by a check)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit() or int(proc.name) == os.getpid():
+            continue
+        try:
+            cwd = os.readlink(proc / "cwd")
+        except OSError:
+            continue
+        if cwd.startswith(str(repo)):
+            found.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+    return found
+
+
+def test_check_goes_green_when_the_stub_becomes_a_solution(repo):
+    before = katas(repo, "check", "device_selection", "--porcelain")
+    assert before.returncode == 1, before.stderr
+    verdict = json.loads(before.stdout.strip().splitlines()[-1])
+    assert verdict["kata"] == "device_selection" and not verdict["solved"]
+    assert verdict["not_written"] > 0 and verdict["passed"] == 0
+
+    solve(repo, "device_selection")
+    after = katas(repo, "check", "device")  # an unambiguous prefix will do
+    assert after.returncode == 0, after.stdout + after.stderr
+    lines = after.stdout.strip().splitlines()
+    assert lines[-2].startswith("✓ 1. device_selection is done"), after.stdout
+    assert "Next: 2. copy_semantics" in lines[-1], after.stdout
+
+
+def test_check_without_a_name_takes_the_first_kata_not_done(repo):
+    solve(repo, "device_selection")
+    assert katas(repo, "check", "device_selection").returncode == 0
+    result = katas(repo, "check", "--porcelain")
+    assert json.loads(result.stdout.strip().splitlines()[-1])["kata"] == "copy_semantics"
+
+
+def test_a_syntax_error_is_reported_once_with_file_and_line(repo):
+    path = repo / "katas" / "device_selection.py"
+    path.write_text(path.read_text() + "\ndef broken(:\n    pass\n")
+    result = katas(repo, "check", "device_selection")
+    assert result.returncode == 1
+    assert result.stdout.count("SyntaxError") == 1, result.stdout
+    assert "katas/device_selection.py, line" in result.stdout, result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_an_endless_loop_is_stopped_and_leaves_no_process(repo):
+    path = repo / "katas" / "device_selection.py"
+    text = path.read_text().replace(
+        'raise NotImplementedError("device_selection: try_gpu")', "while True:\n        pass", 1
+    )
+    path.write_text(text)
+    result = katas(repo, "check", "device_selection", "--time-limit", "4")
+    assert result.returncode == 1
+    assert "stopped after 4 s" in result.stdout, result.stdout
+    assert strays(repo) == []
+
+
+def test_an_unknown_name_suggests_the_closest(repo):
+    result = katas(repo, "check", "device_selction")
+    assert result.returncode == 2
+    assert "Did you mean 'device_selection'?" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_solution_waits_until_the_kata_is_done(repo):
+    reference = (repo / "reference" / "device_selection.py").read_text()
+    before = katas(repo, "solution", "device_selection")
+    assert before.returncode == 1
+    assert reference not in before.stdout and "--force" in before.stderr
+    assert katas(repo, "solution", "device_selection", "--force").returncode == 0
+
+    solve(repo, "device_selection")
+    after = katas(repo, "solution", "device_selection")
+    assert after.returncode == 0
+    assert reference in after.stdout
+
+
+def test_reset_after_a_commit_restores_the_stub_and_keeps_a_backup(repo):
+    kata = _catalogue.get("device_selection")
+    solve(repo, kata.name)
+    mine = (repo / "katas" / f"{kata.name}.py").read_text()
+    git = ["git", "-c", "user.name=L", "-c", "user.email=l@example.invalid"]
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "my work"], cwd=repo, check=True)
+
+    result = katas(repo, "reset", kata.name)
+    assert result.returncode == 0, result.stderr
+    assert (repo / "katas" / f"{kata.name}.py").read_text() == kata.pristine.read_text()
+    backups = list((repo / ".katas-backup").glob(f"{kata.name}-*.py"))
+    assert len(backups) == 1 and backups[0].read_text() == mine
+    assert str(backups[0].relative_to(repo)) in result.stdout
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=repo, capture_output=True)
+    assert b".katas-backup" not in status.stdout, "the backup folder must be git-ignored"
+
+
+def test_hint_shows_the_next_hint_then_any_one(repo):
+    kata = _catalogue.get("view_vs_reshape")
+    first, second = katas(repo, "hint", kata.name), katas(repo, "hint", kata.name)
+    assert kata.hints[0] in first.stdout and kata.hints[1] not in first.stdout
+    assert kata.hints[1] in second.stdout
+    assert kata.hints[0] in katas(repo, "hint", kata.name, "1").stdout
+    assert katas(repo, "hint", kata.name, "99").returncode == 2
+
+
+def test_watch_porcelain_reports_each_save_and_moves_on(repo):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "katas", "watch", "device_selection", "--porcelain"],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = json.loads(_line(proc))
+        assert first["kata"] == "device_selection" and not first["solved"]
+        assert {"passed", "failed", "not_written", "seconds"} <= first.keys()
+        solve(repo, "device_selection")  # the learner saves a solution
+        seen = [json.loads(_line(proc))]
+        while not seen[-1]["solved"]:
+            seen.append(json.loads(_line(proc)))
+        assert seen[-1]["kata"] == "device_selection"
+        moved_on = json.loads(_line(proc))
+        assert moved_on["kata"] == "copy_semantics"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    time.sleep(0.2)
+    assert strays(repo) == []
+
+
+def _line(proc: subprocess.Popen, timeout: float = 120) -> str:
+    """The next stdout line of `proc`, failing the test rather than hanging."""
+    import selectors
+
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    if not sel.select(timeout):
+        pytest.fail(f"no verdict within {timeout} s")
+    line = proc.stdout.readline()
+    assert line, f"watch ended early: {proc.stderr.read()}"
+    return line
+
+
+def test_the_checks_of_nox_pass_on_a_clone_where_every_kata_is_solved(repo):
+    for kata in _catalogue.katas():
+        solve(repo, kata.name)
+    selfcheck = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_selfcheck.py"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert selfcheck.returncode == 0, selfcheck.stdout[-2000:]
+    stubs = subprocess.run(
+        [sys.executable, "-m", "dojo.verify", "stubs", "--kata", "device_selection"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert stubs.returncode == 0, stubs.stdout + stubs.stderr
