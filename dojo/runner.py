@@ -70,6 +70,7 @@ def cuda_host() -> bool:
 
 def warm_up() -> None:
     """Import what every check needs, once, in the parent. Never the learner's code."""
+    import _hypothesis_pytestplugin  # noqa: F401
     import hypothesis.strategies  # noqa: F401
     import numpy  # noqa: F401
     import pytest  # noqa: F401
@@ -78,6 +79,12 @@ def warm_up() -> None:
     import tests.strategies
     import tests.support  # noqa: F401
 
+    # Hypothesis harvests constants from every "local" module it finds in sys.modules, once
+    # per new module: about a second for torch's thousands. Do it here, once, not per check.
+    with contextlib.suppress(Exception):  # a private helper: if it moves, checks only slow down
+        from hypothesis.internal.conjecture.providers import _get_local_constants
+
+        _get_local_constants()
     # Move everything imported so far out of the garbage collector's sight: pytest collects
     # garbage at exit, and with torch loaded a full collection costs about a second. It also
     # keeps forked children from copying those pages.
@@ -85,8 +92,11 @@ def warm_up() -> None:
 
 
 def pytest_args(names: list[str]) -> list[str]:
+    """Quiet, no cache, and only the plugins a check needs (no xdist: one kata, one process)."""
     files = [str(_catalogue.get(n).tests.relative_to(ROOT)) for n in names]
     return [
+        "-p",
+        "_hypothesis_pytestplugin",
         "-q",
         "-p",
         "no:cacheprovider",
@@ -102,6 +112,7 @@ def pytest_args(names: list[str]) -> list[str]:
 def _child(names: list[str], quick: bool) -> dict:
     """In the child: run pytest on the katas' tests, output to a file; return the counts."""
     os.chdir(ROOT)
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # entry points: see pytest_args
     if quick:
         os.environ[PROFILE_VAR] = "quick"
     log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the child

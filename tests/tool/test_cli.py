@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,38 +17,24 @@ from pathlib import Path
 import pytest
 
 from dojo import catalogue as _catalogue
-
-ROOT = _catalogue.ROOT
-IGNORE = shutil.ignore_patterns(
-    ".git", ".nox", "site", ".hypothesis", "__pycache__", ".katas-*", "screenshots", "*.pyc"
-)
+from dojo.sandbox import copy_repo, solve
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    copy = tmp_path / "repo"
-    shutil.copytree(ROOT, copy, ignore=IGNORE)
-    for kata in _catalogue.katas():  # start from the pristine stubs, whatever ours hold
-        shutil.copy(kata.pristine, copy / "katas" / f"{kata.name}.py")
-    return copy
+    return copy_repo(tmp_path / "repo")
 
 
-def katas(repo: Path, *args: str, timeout: float = 120, stdin: str = "") -> subprocess.CompletedProcess:
+def katas(repo: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KATAS_REEXEC", "PYTEST"))}
     return subprocess.run(
         [sys.executable, "-m", "katas", *args],
         cwd=repo,
         env=env,
-        input=stdin,
         capture_output=True,
         text=True,
         timeout=timeout,
     )
-
-
-def solve(repo: Path, name: str) -> None:
-    """What a learner ends with: the reference's code in katas/<name>.py."""
-    shutil.copy(repo / "reference" / f"{name}.py", repo / "katas" / f"{name}.py")
 
 
 def strays(repo: Path) -> list[str]:
@@ -180,7 +165,7 @@ def test_watch_porcelain_reports_each_save_and_moves_on(repo):
         assert moved_on["kata"] == "copy_semantics"
     finally:
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     time.sleep(0.2)
