@@ -20,6 +20,9 @@ class Kata:
     summary: str
     hints: tuple[str, ...]
 
+    def __repr__(self) -> str:  # short, so a failing self-check does not print every hint
+        return f"Kata({self.name!r})"
+
     @property
     def stub(self) -> Path:
         return ROOT / "katas" / f"{self.name}.py"
