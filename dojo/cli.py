@@ -167,7 +167,11 @@ def render(v, kata: _catalogue.Kata) -> str:
         return f"✓ {head} is done: all {v.passed} tests pass{cuda}."
     lines = []
     if v.state == "not started":
-        lines.append(f"○ {head}: not started; {_plural(len(v.unwritten), 'function')} to write.")
+        lines.append(
+            f"○ {head}: not started; {_plural(len(v.unwritten), 'function')} to write.\n"
+            f"Open katas/{kata.name}.py, read docs/katas/{kata.name}.md, and replace each "
+            "`raise NotImplementedError(...)` with your code."
+        )
     else:
         parts = [f"{v.passed} of {v.total} tests pass"]
         if v.failed:

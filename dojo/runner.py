@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
@@ -81,7 +82,8 @@ def warm_up() -> None:
 
     # Hypothesis harvests constants from every "local" module it finds in sys.modules, once
     # per new module: about a second for torch's thousands. Do it here, once, not per check.
-    with contextlib.suppress(Exception):  # a private helper: if it moves, checks only slow down
+    with contextlib.suppress(Exception), warnings.catch_warnings():  # a private helper: if it
+        warnings.simplefilter("ignore")  # moves, checks only slow down; its warning is no news
         from hypothesis.internal.conjecture.providers import _get_local_constants
 
         _get_local_constants()

@@ -51,14 +51,20 @@ class _Human:
     def verdict(self, v, kata: _catalogue.Kata) -> None:
         from dojo.cli import render
 
-        if not v.quick:
-            print(f"─── {time.strftime('%H:%M:%S')} " + "─" * 60)
+        if v.quick:  # a new check starts with a quick run: a rule, then its verdict
+            print(f"\n─── {kata.number}. {kata.name} · {time.strftime('%H:%M:%S')} " + "─" * 40)
         print(render(v, kata), flush=True)
 
     def moving_on(self, kata: _catalogue.Kata) -> None:
-        from dojo.cli import _next_words
-
-        print("\n" + _next_words(kata) + "\n", flush=True)
+        following = _catalogue.after(kata.name)
+        if following is None:
+            print("\nThat was the last kata. Well done!", flush=True)
+        else:
+            print(
+                f"\nOn to {following.number}. {following.name} ({following.title}): open "
+                f"katas/{following.name}.py and read docs/katas/{following.name}.md.",
+                flush=True,
+            )
 
     def stopped(self) -> None:
         print("\nStopped watching. Your files are as you saved them.", flush=True)
