@@ -64,7 +64,8 @@ def learn(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run every cpu-tier test against the reference solutions."""
+    """Run every cpu-tier test against the reference solutions, and the tool's own tests."""
+    _install(session, "learn")  # the tool tests drive `python -m katas watch`
     # Two xdist workers: measured 25 s against 37 s serial on 2 cores (each worker pays the
     # ~2.5 s torch import, so more workers than cores only adds start-up cost).
     _pytest(session, "--impl", "reference", "-m", "cpu", "-n", "2")
