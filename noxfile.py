@@ -16,6 +16,7 @@ import nox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dojo import catalogue as _catalogue  # stdlib only: reads dojo/catalogue.toml
+from dojo import cuda_env as _cuda_env  # stdlib only at import
 
 nox.needs_version = ">=2025.2.9"
 nox.options.default_venv_backend = "venv"
@@ -91,12 +92,7 @@ def tests_cuda(session: nox.Session) -> None:
     CUDA build of torch first. It installs the test tools that are missing or too old, and
     numpy, never torch; then prints a header about the machine and writes gpu-report.txt.
     """
-    # Everything the tests import except torch: the test tools, and numpy (torch's wheel does
-    # not require it).
-    wanted = [
-        *nox.project.dependency_groups(PYPROJECT, "test-tools"),
-        *(r for r in nox.project.dependency_groups(PYPROJECT, "torch") if r.startswith("numpy")),
-    ]
+    wanted = _cuda_env.requirements()  # what the tests import but torch: test-tools and numpy
     with tempfile.TemporaryDirectory() as tmp:
         plan_file = Path(tmp, "plan.json")
         # Its output (stdout and stderr, merged) is never parsed: `import torch` may print

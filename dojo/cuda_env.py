@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib
 import importlib.metadata
 import importlib.util
 import json
@@ -24,6 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +43,23 @@ FLOORS = {
     "numpy": ("2.0", "the tests use numpy.lib.array_utils, new in numpy 2.0"),
     "pytest": ("9.0", "the test settings are in pyproject's [tool.pytest], read from pytest 9.0"),
 }
+
+
+def requirements(pyproject: Path = _catalogue.ROOT / "pyproject.toml") -> list[str]:
+    """What `nox -s tests-cuda` makes sure of: everything the tests import except torch, that
+    is the `test-tools` group and numpy (torch's wheel does not require numpy), as pinned."""
+    with pyproject.open("rb") as f:
+        groups = tomllib.load(f)["dependency-groups"]
+
+    def resolve(name: str) -> list[str]:
+        return [
+            req
+            for entry in groups[name]
+            for req in (resolve(entry["include-group"]) if isinstance(entry, dict) else [entry])
+        ]
+
+    numpy = [r for r in resolve("torch") if re.match(r"numpy\b", r)]
+    return resolve("test-tools") + numpy
 
 
 def version_tuple(text: str) -> tuple[int, ...]:
@@ -335,8 +354,8 @@ def probe() -> Host:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                from torch.nn.parallel import data_parallel
-
+                # The module, not the function torch.nn.parallel.data_parallel that shadows it.
+                data_parallel = importlib.import_module("torch.nn.parallel.data_parallel")
                 data_parallel._check_balance(list(range(len(host.gpus))))
             except Exception as err:
                 host.init_error = f"{type(err).__name__}: {err}"
