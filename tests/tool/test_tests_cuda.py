@@ -498,3 +498,73 @@ def test_plan_file_is_json_the_session_can_read(tmp_path):
         assert code == 0 and plan["error"] is None, plan
     else:
         assert code == 3 and plan["error"].startswith("tests-cuda: torch "), plan
+
+
+# --- the cuda tests, as read from the files ---------------------------------------------------
+
+PARSED = '''
+import pytest
+import torch
+from hypothesis import given, strategies as st
+
+
+@pytest.mark.cuda
+@pytest.mark.multi_gpu
+def test_marked(kata):
+    """No CPU twin: a reason."""
+
+
+def test_fixture(kata, device): ...
+
+
+@given(device=st.sampled_from(["cuda"]))
+def test_drawn(kata, device): ...
+
+
+@pytest.mark.parametrize("device", ["cuda:0", pytest.param("cuda:1", marks=pytest.mark.slow)])
+def test_cuda_only(device): ...
+
+
+@pytest.mark.parametrize("x, device", [(1, "cpu"), (2, torch.device("cuda", 0))])
+def test_both(x, device): ...
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_no_cuda(device): ...
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_not_literal(device): ...
+
+
+def test_plain(kata): ...
+
+
+def helper(device): ...
+
+
+class TestGroup:
+    @pytest.mark.multi_gpu
+    def test_method(self, device): ...
+'''
+
+
+def test_cuda_tests_reads_marks_fixtures_and_parametrisations(tmp_path):
+    from types import SimpleNamespace
+
+    path = tmp_path / "test_x.py"
+    path.write_text(PARSED)
+    found = {t.name: t for t in cuda_env.cuda_tests(SimpleNamespace(name="x", tests=path))}
+    want = {  # name: (multi_gpu, cpu_twin)
+        "test_marked": (True, False),
+        "test_fixture": (False, True),
+        "test_cuda_only": (False, False),
+        "test_both": (False, True),
+        "test_not_literal": (False, False),  # cannot tell: counted, and asked for a reason
+        "test_method": (True, True),
+    }
+    assert {n: (t.multi_gpu, t.cpu_twin) for n, t in found.items()} == want
+    assert found["test_marked"].doc == "No CPU twin: a reason."
+    path.write_text("import pytest\npytestmark = [pytest.mark.cuda]\n\ndef test_a(kata): ...\n")
+    module_marked = cuda_env.cuda_tests(SimpleNamespace(name="x", tests=path))
+    assert [(t.name, t.cpu_twin) for t in module_marked] == [("test_a", False)]
