@@ -414,9 +414,10 @@ def test_every_host_warning_matches_its_message_only_from_its_module():
 
 # --- a throwaway venv: no numpy, pytest 8, torch borrowed -------------------------------------
 
-# torch and what `import torch` needs, linked from this venv instead of installed (1 GB).
+# torch and what `import torch` needs, linked from this venv instead of installed (1 GB), and
+# pip (ensurepip would cost more than everything else here).
 TORCH_RUNTIME = ("torch", "filelock", "typing_extensions", "sympy", "mpmath", "networkx")
-TORCH_RUNTIME += ("jinja2", "markupsafe", "fsspec")
+TORCH_RUNTIME += ("jinja2", "markupsafe", "fsspec", "pip")
 
 
 def borrow_torch(site: Path, into: Path) -> None:
@@ -437,7 +438,7 @@ def borrow_torch(site: Path, into: Path) -> None:
 @needs_nox
 def test_session_fixes_an_env_with_no_numpy_and_pytest_8(tmp_path):
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
     site = Path(
         subprocess.run(
