@@ -6,13 +6,16 @@ Every session is a thin wrapper over `_pytest` or one command; dependencies come
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import nox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from dojo import cuda_env as _cuda_env  # stdlib only at import
 from dojo import requirements  # stdlib only: reads pyproject.toml
 
 nox.needs_version = ">=2025.2.9"
@@ -90,30 +93,30 @@ def tests_cuda(session: nox.Session) -> None:
     """GPU hosts: the cuda tier against the reference, with the CUDA torch you already have.
 
     Runs in the current environment (no venv): activate the venv or conda env that holds your
-    CUDA build of torch first. It installs only the missing test tools, never torch.
+    CUDA build of torch first. It installs the test tools that are missing or too old, and
+    numpy, never torch; then prints a header about the machine and writes gpu-report.txt.
     """
-    tools = nox.project.dependency_groups(PYPROJECT, "test-tools")
-    out = session.run(
-        "python", "-m", "dojo.cuda_env", *tools, silent=True, external=True, success_codes=[0, 3]
-    )
-    lines = out.splitlines()
-    if lines and lines[0].startswith("tests-cuda:"):
-        session.error(lines[0])
-    if lines:
-        session.run("python", "-m", "pip", "install", *lines, external=True)
+    wanted = _cuda_env.requirements()  # what the tests import but torch: test-tools and numpy
+    with tempfile.TemporaryDirectory() as tmp:
+        plan_file = Path(tmp, "plan.json")
+        # Its output (stdout and stderr, merged) is never parsed: `import torch` may print
+        # warnings there. The plan comes back through plan_file only.
+        session.run(
+            "python", "-m", "dojo.cuda_env", "--plan", str(plan_file), *wanted,
+            silent=True, external=True, success_codes=[0, 3],
+        )  # fmt: skip
+        plan = json.loads(plan_file.read_text())
+    if plan["error"]:
+        session.error(plan["error"])
+    for note in plan["notes"]:
+        session.log(note)
+    if plan["install"]:
+        session.run("python", "-m", "pip", "install", *plan["install"], external=True)
     session.run(
-        "python",
-        "-m",
-        "pytest",
-        "--impl",
-        "reference",
-        "-m",
-        "cuda",
-        "--require-cuda",
-        *session.posargs,
-        env=ENV,
-        external=True,
-    )
+        "python", "-m", "pytest", "--impl", "reference", "-m", "cuda", "--require-cuda",
+        "--gpu-report", "gpu-report.txt", *session.posargs,
+        env=ENV, external=True,
+    )  # fmt: skip
 
 
 @nox.session

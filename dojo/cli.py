@@ -127,9 +127,8 @@ def _ensure_torch(argv: list[str]) -> None:
         return
     if os.environ.get("KATAS_REEXEC"):  # already tried: do not loop
         raise Refusal(f"{sys.executable} has no torch, even in the learn venv; run `nox -s learn`")
+    _use_learn_venv(argv)
     env = {**os.environ, "KATAS_REEXEC": "1"}
-    if LEARN_PYTHON.exists() and _stamp_is_current():
-        os.execve(LEARN_PYTHON, [str(LEARN_PYTHON), "-m", "katas", *argv], env)
     if shutil.which("nox"):
         print("Building the venv with torch first (`nox -s learn`; only the first time)...")
         sys.stdout.flush()
@@ -138,6 +137,14 @@ def _ensure_torch(argv: list[str]) -> None:
         "this needs torch, which lives in the venv that nox builds. Install nox "
         "(`python -m pip install nox`), then run `nox -s learn` once."
     )
+
+
+def _use_learn_venv(argv: list[str]) -> None:
+    """Re-run in the learn venv when this Python has no torch and that venv is ready."""
+    ready = LEARN_PYTHON.exists() and _stamp_is_current()
+    if ready and importlib.util.find_spec("torch") is None and not os.environ.get("KATAS_REEXEC"):
+        env = {**os.environ, "KATAS_REEXEC": "1"}
+        os.execve(LEARN_PYTHON, [str(LEARN_PYTHON), "-m", "katas", *argv], env)
 
 
 def _stamp_is_current() -> bool:
@@ -413,6 +420,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command in NEEDS_TORCH:
             _ensure_torch(argv)
+        elif args.command == "doctor":  # works without torch, but the learn venv's is the news
+            _use_learn_venv(argv)
         return COMMANDS[args.command](args)
     except Refusal as refusal:
         print(f"python -m katas {args.command}: {refusal}", file=sys.stderr)

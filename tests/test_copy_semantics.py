@@ -179,6 +179,8 @@ def test_shares_memory_sees_two_tensors_made_from_one_array(kata, n, dtype):
 @FEW
 @given(data=st.data())
 def test_shares_memory_never_across_devices(kata, device, data):
+    """On CUDA, `x.to("cpu")` is a copy in host memory (`Tensor.to`: "Otherwise, the returned tensor
+    is a copy of self", torch/_tensor_docs.py), so a GPU tensor and its CPU copy never share."""
     x = data.draw(
         tensors(shape=shapes(min_dims=1, min_side=2), device=device),
         label="x",
@@ -201,6 +203,9 @@ def test_shares_memory_never_across_devices(kata, device, data):
 @SOME
 @given(data=st.data())
 def test_move_returns_x_itself_when_already_there(kata, device, data):
+    """On CUDA, every spelling drawn names x's own GPU: a bare "cuda" means the current GPU
+    (`ensure_has_index`, aten/src/ATen/native/TensorConversions.cpp), and `to` returns self when
+    device and dtype already match (`to_will_alias`, same file)."""
     s = data.draw(subjects(device=device), label="x")
     spelling = data.draw(device_spellings(device), label="device")
     text = f"move(x, {spelling!r})"
@@ -242,6 +247,8 @@ def test_move_to_another_device_makes_a_tensor_there(kata, s, spelling):
 @SOME
 @given(data=st.data())
 def test_move_there_and_back(kata, device, data):
+    """On CUDA, a real trip: `Tensor.to` copies across devices (torch/_tensor_docs.py), so both
+    moves make new tensors and the one back owns new host memory."""
     x = data.draw(
         tensors(),
         label="x",
@@ -325,6 +332,10 @@ def test_move_rejects_a_device_it_cannot_parse(kata, s, text):
 @pytest.mark.cuda
 @pytest.mark.multi_gpu
 def test_move_reads_bare_cuda_as_the_current_gpu(kata):
+    """No CPU twin: only CUDA has a current device for a bare name to mean. `ensure_has_index`
+    (aten/src/ATen/native/TensorConversions.cpp) returns a CPU device as it is and gives a bare
+    "cuda" the current GPU's index, here cuda:1 under `torch.cuda.device(1)`. With one GPU,
+    "cuda" and "cuda:0" cannot be told apart: hence multi_gpu."""
     x0 = torch.arange(4.0, device="cuda:0")
     with torch.cuda.device(1):
         text = "move(x, 'cuda') with x on cuda:0 while cuda:1 is current"
@@ -443,6 +454,9 @@ def check_array(text: str, array, x: torch.Tensor) -> None:
 @SOME
 @given(data=st.data())
 def test_to_numpy_gives_the_values_on_any_device(kata, device, data):
+    """On CUDA, `Tensor.numpy()` refuses a GPU tensor ("Use Tensor.cpu() to copy the tensor to host
+    memory first", torch/csrc/utils/tensor_numpy.cpp, tensor_to_numpy): to_numpy must copy to the
+    host first."""
     s = data.draw(subjects(device=device), label="x")
     copy = data.draw(st.booleans(), label="copy")
     text = f"to_numpy(x, copy={copy}) with {s} on {device}"
@@ -475,6 +489,8 @@ def test_to_numpy_shares_memory_with_a_cpu_tensor(kata, requires_grad, data):
 @SOME
 @given(data=st.data())
 def test_to_numpy_with_copy_never_shares(kata, device, data):
+    """On CUDA the array is always a host copy (torch/csrc/utils/tensor_numpy.cpp refuses GPU
+    tensors), and it must not change when x changes on the GPU."""
     s = data.draw(subjects(device=device), label="x")
     text = f"to_numpy(x, copy=True) with {s} on {device}"
     array = say.call(text, kata.to_numpy, s.x, copy=True, hint=4)

@@ -574,6 +574,9 @@ def plain_net(seed: int = 0) -> nn.Module:
 
 
 def test_parallelize_one_device_computes_what_the_plain_model_does(kata, device):
+    """On CUDA with device_ids [0]: one GPU needs no wrapper, only the move, and `Module.to`
+    "modifies the module in-place" (torch/nn/modules/module.py), so the model given is the model
+    returned, its parameters on cuda:0."""
     model = plain_net()
     plain = copy.deepcopy(model)
     ids = [0] if device.type == "cuda" else None
@@ -597,6 +600,10 @@ def test_parallelize_one_device_computes_what_the_plain_model_does(kata, device)
 
 @pytest.mark.multi_gpu
 def test_data_parallel_splits_the_batch_like_scatter_sizes(kata, device):
+    """On two or more GPUs, real DataParallel: the batch is split along dim 0 by
+    `tensor.chunk(len(device_ids))` (torch/csrc/cuda/comm.cpp, scatter, reached through
+    torch/nn/parallel/scatter_gather.py), each replica's forward sees one chunk, and the outputs
+    are gathered on device_ids[0] (torch/nn/parallel/data_parallel.py, forward)."""
     model = plain_net(seed=2)
     plain = copy.deepcopy(model)
     with real_world(device):

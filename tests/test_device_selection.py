@@ -233,6 +233,8 @@ def test_physical_gpu_id_refuses_a_negative_index(kata, logical, visible):
 
 
 def test_chosen_devices_allocate(kata, device):
+    """On CUDA, `Tensor.get_device()` is the GPU's ordinal, and -1 on the CPU
+    (torch/_tensor_docs.py, get_device)."""
     with real_world(device):
         chosen = [kata.try_gpu(), kata.pick_device(), *kata.try_all_gpus()]
     for d in chosen:
@@ -247,6 +249,8 @@ def test_chosen_devices_allocate(kata, device):
 
 
 def test_pick_device_default_matches_the_machine(kata, device):
+    """On CUDA the best device is a GPU: `torch.cuda.is_available()` is True
+    (torch/cuda/__init__.py)."""
     with real_world(device):
         got = kata.pick_device()
     assert isinstance(got, torch.device) and got.type == device.type, say(
@@ -263,6 +267,8 @@ def test_disable_cuda_gives_the_cpu(kata, device):
 
 
 def test_try_all_gpus_matches_device_count(kata, device):
+    """On CUDA, `torch.cuda.device_count()` counts the GPUs this process sees, after
+    CUDA_VISIBLE_DEVICES (torch/cuda/__init__.py, device_count and _parse_visible_devices)."""
     with real_world(device):
         got = kata.try_all_gpus()
         n = torch.cuda.device_count() if torch.cuda.is_available() else 0

@@ -4,7 +4,9 @@ What autograd sees is checked directly: parameter identity, `is_leaf` and `grad_
 counter `_version` (bumped by every in-place change except one through `.data`), the tensors it
 saved for backward, and gradients against the analytic formula and `torch.autograd.gradcheck`.
 Every test takes the `device` fixture: the same body runs on the CPU and, in the cuda tier, on
-a GPU.
+a GPU. There the same rules hold: the leaf check (`check_inplace`) and the version bump
+(`increment_version`) of torch/csrc/autograd/VariableTypeUtils.h run for in-place ops on any
+device.
 """
 
 from __future__ import annotations

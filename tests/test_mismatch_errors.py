@@ -171,6 +171,10 @@ OTHER_ERROR_OPS = [
 
 
 def test_classify_real_device_errors(kata, device):
+    """On CUDA these are real GPU errors: TensorIterator's "... found at least two devices, cuda:0
+    and cpu!" (aten/src/ATen/TensorIterator.cpp) and the dispatcher's device check "... (when
+    checking argument in method wrapper_CUDA_addmm)"
+    (aten/src/ATen/core/op_registration/adaption.cpp); SOURCE_MESSAGES quotes both."""
     m, d = model_and_data_devices(device)
     for what, op in device_error_ops(m, d):
         check_label(kata, caught(op), "device", f"{what} mixing {m} and {d} raised it")

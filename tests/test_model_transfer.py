@@ -475,7 +475,12 @@ def test_load_checkpoint_refuses_a_checkpoint_that_runs_code(kata, arch, seed):
 
 
 def test_move_train_on_the_device_and_come_back(kata, device):
-    """The seeds' story: model and data on the device, a step there, results back on the CPU."""
+    """The seeds' story: model and data on the device, a step there, results back on the CPU.
+
+    On CUDA, `Module.to` "modifies the module in-place" (torch/nn/modules/module.py) and its
+    `_apply` assigns `param.data`, so the Parameter objects, and the optimizer built before the
+    move, stay the same.
+    """
     with torch.random.fork_rng(devices=[]):  # a fixed model, without touching the global seed
         torch.manual_seed(0)
         model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.BatchNorm1d(8), nn.Linear(8, 2))
@@ -514,6 +519,9 @@ def test_move_train_on_the_device_and_come_back(kata, device):
 @given(arch=archs(), seed=st.integers(0, 2**31), data=st.data())
 @settings(max_examples=20)
 def test_gpu_checkpoint_loads_onto_the_device(kata, device, arch, seed, data):
+    """On CUDA, `torch.load(f, map_location=device)` restores storages tagged cuda:0 onto `device`
+    (torch/serialization.py, map_location), and `load_state_dict` copies into the existing
+    Parameters, which keep their identity."""
     spelling = data.draw(device_spellings(device), label="device")
     state = scramble(arch.make(), seed).state_dict()
     model = arch.make()  # on the CPU; load_checkpoint must bring it to the device

@@ -669,6 +669,10 @@ def test_to_device_quotes_a_bad_device(kata, value, text):
 
 
 def test_loader_batches_are_pinned_and_move_to_the_device(kata, device):
+    """On CUDA, `DataLoader(pin_memory=True)` copies each batch into page-locked memory in its pin
+    thread (`_pin_memory_loop`, torch/utils/data/_utils/pin_memory.py), so every tensor of a
+    batch `is_pinned()`; a copy from pinned memory with non_blocking=True can overlap with
+    computation (docs/source/notes/cuda.rst, "Use pinned memory buffers")."""
     size = 10
     call = f"make_loader(dataset of {size}, 4, {device!r}, shuffle=False)"
     with real_world(device), warnings.catch_warnings(record=True) as caught:
@@ -702,6 +706,8 @@ def test_loader_batches_are_pinned_and_move_to_the_device(kata, device):
 @settings(max_examples=30)
 @given(data=st.data(), batch=batches)
 def test_to_device_on_the_device_equals_the_source(kata, device, data, batch):
+    """On CUDA, `t.pin_memory()` returns a copy in pinned memory (docs/source/notes/cuda.rst, "Use
+    pinned memory buffers"), so some sources are pinned for real and some are not."""
     with real_world(device):
         found = tensors_in(batch)
         if device.type != "cpu":  # pin some sources for real

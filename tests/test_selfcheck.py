@@ -194,3 +194,39 @@ def test_the_tool_does_not_import_the_reference():
         source = path.read_text()
         for bad in ("from reference", "import reference"):
             assert bad not in source, f"{path.relative_to(ROOT)} imports the reference ({bad})"
+
+
+# --- the cuda tier ------------------------------------------------------------------------------
+
+
+@by_name
+def test_every_kata_has_a_cuda_test(entry):
+    """A GPU host runs something of every kata (tests read with ast by dojo.cuda_env)."""
+    from dojo import cuda_env
+
+    assert cuda_env.cuda_tests(entry), (
+        f"tests/test_{entry.name}.py has no cuda test: give one test the `device` fixture, so "
+        "its body also runs on a real GPU"
+    )
+
+
+def test_every_cuda_test_without_a_cpu_twin_says_why():
+    """A cuda test whose body never runs on the CPU (marked `cuda`, or with a `device`
+    parametrisation that has no cpu case) is only ever checked on a GPU host, so its docstring
+    must say why, in a line starting `No CPU twin:`."""
+    from dojo import cuda_env
+
+    found = [t for k in KATAS for t in cuda_env.cuda_tests(k) if not t.cpu_twin]
+    assert found, "the parser should find test_move_reads_bare_cuda_as_the_current_gpu"
+    missing = [
+        f"tests/test_{t.kata}.py:{t.line} {t.name}"
+        for t in found
+        if not any(
+            line.strip().startswith("No CPU twin:") and line.strip() != "No CPU twin:"
+            for line in t.doc.splitlines()
+        )
+    ]
+    assert not missing, (
+        "these cuda tests never run on the CPU; say why in a docstring line starting "
+        "'No CPU twin:':\n  " + "\n  ".join(missing)
+    )

@@ -6,7 +6,10 @@ broadcast to a batch, 1-d, channels_last, and views that happen to be contiguous
 
 The oracle for "a view is possible" is plainly `x.view(shape)` succeeding; values are checked
 against `x.reshape(shape)`, sharing against the storage pointer, and writes against `x`. The
-property tests take the `device` fixture, so the cuda tier runs the same bodies on a GPU.
+property tests take the `device` fixture, so the cuda tier runs the same bodies on a GPU. There
+the same answers hold: whether `reshape` can view is decided from sizes and strides alone
+(`computeStride` in aten/src/ATen/native/TensorShape.cpp, `reshape_symint`), with no device
+branch for strided tensors.
 """
 
 from __future__ import annotations

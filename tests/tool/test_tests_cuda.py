@@ -1,0 +1,571 @@
+"""`nox -s tests-cuda` in the environments GPU hosts really have, checked on a CPU.
+
+No GPU here: CUDA is faked at the `torch.cuda.is_available` level by a `sitecustomize.py` put
+on PYTHONPATH (see FAKE_CUDA), which also prints noise and a warning at `import torch`, as real
+hosts do. Every run with that fake passes `--collect-only`: no cuda test body ever runs on it.
+
+- fast: the plan (which tools to install, and why), the requirement list against the imports;
+- a few seconds each: the session here (fails in one line), the dry run in this venv, the host
+  warning filters inside test modules that turn warnings into errors;
+- slow (marked): a throwaway venv with no numpy, pytest 8 and torch borrowed from this venv.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+
+from dojo import catalogue as _catalogue
+from dojo import cuda_env
+
+ROOT = _catalogue.ROOT
+NOX = shutil.which("nox")
+needs_nox = pytest.mark.skipif(NOX is None, reason="nox is not on PATH")
+
+FAKE_CUDA = '''
+"""Fake CUDA for a dry run: torch.cuda.is_available() is True, device_count() is 2.
+
+Nothing may run on these GPUs: a run with this file on PYTHONPATH passes --collect-only."""
+import importlib.abc
+import sys
+import warnings
+
+
+class _PatchTorch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name not in ("torch", "torch.cuda"):
+            return None
+        for finder in sys.meta_path:
+            spec = None if finder is self else finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            if name == "torch":  # what real hosts print at import torch, on both streams
+                print("fake-cuda: noise on stdout at import torch")
+                print("fake-cuda: noise on stderr at import torch", file=sys.stderr)
+                warnings.warn("fake-cuda: a warning at import torch", UserWarning)
+            run(module)
+            if name == "torch.cuda":
+                module.is_available = lambda: True
+                module.device_count = lambda: 2
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+sys.meta_path.insert(0, _PatchTorch())
+'''
+
+
+def fake_cuda_dir(tmp_path: Path) -> Path:
+    where = tmp_path / "fake-cuda"
+    where.mkdir()
+    (where / "sitecustomize.py").write_text(FAKE_CUDA)
+    return where
+
+
+def run_session(bin_dir: Path, *posargs: str, fake: Path | None = None, timeout: int = 300):
+    """`nox -s tests-cuda -- POSARGS` with `bin_dir`'s python first on PATH, as if activated."""
+    if fake is not None:
+        assert "--collect-only" in posargs, "with fake CUDA, never run a cuda test body"
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    if fake is not None:
+        env["PYTHONPATH"] = str(fake)
+    cmd = [NOX, "-f", str(ROOT / "noxfile.py"), "-s", "tests-cuda"]
+    return subprocess.run(
+        [*cmd, "--", *posargs] if posargs else cmd,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def expected_cuda_items() -> set[str]:
+    """The cuda-tier node ids, from the test files (`cuda_env.cuda_tests`, read with ast)."""
+    items = set()
+    for kata in _catalogue.katas():
+        for test in cuda_env.cuda_tests(kata):
+            suffix = "[cuda]" if test.cpu_twin else ""
+            items.add(f"tests/test_{kata.name}.py::{test.name}{suffix}")
+    return items
+
+
+def collected(output: str) -> set[str]:
+    return {line.strip() for line in output.splitlines() if re.match(r"tests/\S+::\S+$", line)}
+
+
+# --- the plan ---------------------------------------------------------------------------------
+
+PINS = ["hypothesis==6.170.15", "pytest==9.2.0", "pytest-xdist==3.8.0", "numpy==2.4.6"]
+
+
+@pytest.mark.parametrize(
+    ("have", "install"),
+    [
+        ({"hypothesis": "6.170.15", "pytest": "9.2.0", "pytest-xdist": "3.8.0"}, ["numpy"]),
+        ({"numpy": "2.4.6", "pytest": "8.4.2", "hypothesis": "6.170.15"}, ["pytest", "xdist"]),
+        (
+            {"numpy": "1.26.4", "pytest": "9.0.0", "hypothesis": "6.99.0"},
+            ["hypothesis", "numpy", "xdist"],
+        ),
+        ({"numpy": "2.1.0", "pytest": "9.3.0", "hypothesis": "6.200.1", "pytest-xdist": "3.9"}, []),
+    ],
+    ids=["no numpy", "pytest 8", "old numpy and hypothesis", "newer is kept"],
+)
+def test_plan_installs_the_missing_and_the_too_old(have, install):
+    plan = cuda_env.plan_tools(PINS, installed=have.get)
+    got = sorted(re.sub(r"==.*|pytest-", "", req) for req in plan.install)
+    assert got == sorted(install), f"with {have}, planned to install {plan.install}"
+    assert all(req in PINS for req in plan.install), "installs only the pinned requirements"
+    assert len(plan.notes) == len(plan.install), "says why for each install"
+
+
+def test_plan_says_why_pytest_8_is_too_old():
+    plan = cuda_env.plan_tools(["pytest==9.2.0"], installed={"pytest": "8.4.2"}.get)
+    assert plan.install == ["pytest==9.2.0"]
+    assert "[tool.pytest]" in plan.notes[0] and "8.4.2" in plan.notes[0]
+
+
+def test_plan_refuses_a_requirement_without_a_pin():
+    with pytest.raises(ValueError, match="numpy"):
+        cuda_env.plan_tools(["numpy"], installed=lambda name: None)
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [("9.2.0", (9, 2, 0)), ("2.13.0+cu130", (2, 13, 0)), ("1.0rc1", (1, 0)), ("dev", ())],
+)
+def test_version_tuple(text, want):
+    assert cuda_env.version_tuple(text) == want
+
+
+def test_the_session_installs_everything_the_tests_import_except_torch():
+    """Every third-party module imported by what `pytest -m cuda --impl reference` loads (all of
+    tests/ is collected before -m deselects) comes from torch or from the session's list."""
+    wanted = {re.split(r"[=<>]", r)[0].lower() for r in cuda_env.requirements()}
+    assert "numpy" in wanted, "torch's wheel does not install numpy: the session must"
+    dists = importlib.metadata.packages_distributions()
+    torch_deps = {"torch"} | {
+        re.split(r"[ ;<>=!\[]", r)[0].lower()
+        for r in importlib.metadata.requires("torch") or []
+        if "extra ==" not in r
+    }
+    local = {"dojo", "tests", "reference", "katas", "conftest", "__future__"}
+    files = [
+        ROOT / "conftest.py",
+        *(ROOT / "dojo").glob("*.py"),
+        *(ROOT / "reference").glob("*.py"),
+    ]
+    files += (ROOT / "tests").rglob("*.py")
+    missing = {}
+    for path in files:
+        if "mistakes" in path.parts:  # never imported by the cuda tier
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.partition(".")[0]
+                if top in local or top in sys.stdlib_module_names:
+                    continue
+                owners = {d.lower() for d in dists.get(top, [top])}
+                if not owners & (wanted | torch_deps):
+                    missing.setdefault(top, path.relative_to(ROOT))
+    assert not missing, f"imported but not installed by tests-cuda: {missing}"
+
+
+# --- the session on this machine --------------------------------------------------------------
+
+
+@needs_nox
+def test_the_session_stops_in_one_line_without_cuda():
+    done = run_session(Path(sys.executable).parent)
+    out = done.stdout + done.stderr
+    assert done.returncode != 0, out
+    last = out.strip().splitlines()[-1]
+    assert "Session tests-cuda aborted: tests-cuda: torch" in last, out
+    assert "torch.cuda.is_available() is False" in last, out
+    assert "test session starts" not in out, "no test should run"
+
+
+@needs_nox
+def test_dry_run_with_fake_cuda_collects_the_cuda_tier_and_writes_a_report(tmp_path):
+    plan = cuda_env.plan_tools(cuda_env.requirements())
+    if plan.install:  # never install into the venv running these tests
+        pytest.skip(f"this venv lacks {plan.install}; the slow test covers installing")
+    report = tmp_path / "gpu-report.txt"
+    done = run_session(
+        Path(sys.executable).parent,
+        "--collect-only", "-q", "--gpu-report", str(report),
+        fake=fake_cuda_dir(tmp_path),
+    )  # fmt: skip
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    assert "pip install" not in out and "Invalid requirement" not in out, out
+    assert collected(done.stdout) == expected_cuda_items(), out
+    text = report.read_text()
+    for line in ("torch 2.13.0", "GPU 0:", "GPU 1:", "CUDA_VISIBLE_DEVICES: ", "driver: "):
+        assert line in text, f"the report lacks {line!r}:\n{text}"
+    assert f"== collected {len(expected_cuda_items())} tests (--collect-only) ==" in text
+
+
+# --- host warnings inside test modules that make warnings errors -------------------------------
+
+HOST_WARNING_TESTS = '''
+import ctypes
+import importlib
+import warnings
+from types import SimpleNamespace
+from unittest import mock
+
+import pytest
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+# The module: `torch.nn.parallel.data_parallel` as an attribute is a function of that name.
+data_parallel = importlib.import_module("torch.nn.parallel.data_parallel")
+
+pytestmark = pytest.mark.filterwarnings("error")
+
+
+def old_gpu(capability=(6, 0), arch=("sm_75", "sm_80", "sm_90")):
+    """torch's own checks, fed a machine with one old GPU. No CUDA call is made."""
+    return mock.patch.multiple(
+        torch.cuda,
+        is_available=lambda: True,
+        device_count=lambda: 1,
+        get_arch_list=lambda: list(arch),
+        get_device_capability=lambda d=None: capability,
+        get_device_name=lambda d=None: "Tesla P100-PCIE-16GB",
+    )
+
+
+def from_torch_cuda(check):
+    """Call `check` as torch.cuda._lazy_init does: from a frame of module torch.cuda (these
+    checks warn with stacklevel=2, so the caller's module is the warning's)."""
+    exec("check()", {"__name__": "torch.cuda", "check": check})
+
+
+def capability():
+    with mock.patch.object(torch.version, "cuda", "13.0"), old_gpu():
+        from_torch_cuda(torch.cuda._check_capability)
+
+
+def cubins():
+    with mock.patch.object(torch.version, "cuda", "13.0"), old_gpu():
+        from_torch_cuda(torch.cuda._check_cubins)
+
+
+def unknown_capability():
+    arch = ("sm_77", "sm_80")  # 7.7 first: any() stops at the first code the GPU can run
+    with mock.patch.object(torch.version, "cuda", "13.0"), old_gpu((8, 0), arch):
+        from_torch_cuda(torch.cuda._check_capability)
+
+
+class NoNvml:
+    def __init__(self, name):
+        pass
+
+    def nvmlInit(self):
+        return 1
+
+
+def nvml():
+    with mock.patch.object(ctypes, "CDLL", NoNvml):
+        assert torch.cuda._device_count_nvml() == -1
+
+
+def cuda_initialization():  # TORCH_WARN in C++, raised by PyErr_WarnEx from torch.cuda
+    warnings.warn_explicit(
+        "CUDA initialization: The NVIDIA driver on your system is too old (found version "
+        "11040). (Triggered internally at /pytorch/c10/cuda/CUDAFunctions.cpp:119.)",
+        UserWarning, "torch/cuda/__init__.py", 188, module="torch.cuda",
+    )
+
+
+def data_parallel_imbalance():
+    big = SimpleNamespace(total_memory=80 * 2**30, multi_processor_count=132)
+    small = SimpleNamespace(total_memory=16 * 2**30, multi_processor_count=56)
+    with (
+        mock.patch.multiple(torch.cuda, is_available=lambda: True, device_count=lambda: 2),
+        mock.patch.object(data_parallel, "_get_devices_properties", lambda ids: [big, small]),
+    ):
+        nn.DataParallel(nn.Linear(2, 2), device_ids=[0, 1])  # builds only: nothing moves
+
+
+def dataloader_workers():
+    with mock.patch.object(torch._utils, "cpu_count", lambda: 1):
+        DataLoader(TensorDataset(torch.zeros(4)), num_workers=2)  # no iteration: no fork
+
+
+def same_text_from_the_code_under_test():
+    warnings.warn("CUDA initialization: raised by the code under test", UserWarning)
+
+
+def another_torch_cuda_warning():
+    warnings.warn_explicit("something else", UserWarning, "x.py", 1, module="torch.cuda")
+
+
+HOST = [capability, cubins, unknown_capability, nvml, cuda_initialization,
+        data_parallel_imbalance, dataloader_workers]
+NOT_HOST = [same_text_from_the_code_under_test, another_torch_cuda_warning]
+each = pytest.mark.parametrize("scenario", HOST + NOT_HOST, ids=lambda f: f.__name__)
+
+
+@pytest.mark.cuda
+@each
+def test_cuda_tier(scenario):
+    scenario()
+
+
+@each
+def test_cpu_tier(scenario):
+    scenario()
+'''
+
+
+def test_host_warnings_are_ignored_only_in_cuda_tests_and_only_from_torch(tmp_path):
+    """Each host scenario warns (the cpu tier, which keeps warnings as errors, fails on it)
+    and is ignored in the cuda tier; other warnings fail both tiers."""
+    (tmp_path / "conftest.py").write_text(
+        'pytest_plugins = ["dojo.host"]\n\n\ndef pytest_configure(config):\n'
+        '    config.addinivalue_line("markers", "cuda: the cuda tier")\n'
+    )
+    (tmp_path / "test_host_warnings.py").write_text(HOST_WARNING_TESTS)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    junit = tmp_path / "results.xml"
+    pytest_cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist"]
+    done = subprocess.run(
+        [*pytest_cmd, "-q", f"--junitxml={junit}"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    outcomes = {}
+    for case in ElementTree.parse(junit).iter("testcase"):
+        tier, scenario = re.fullmatch(r"test_(\w+)_tier\[(\w+)\]", case.get("name")).groups()
+        failure = case.find("failure")
+        outcomes[tier, scenario] = (
+            "PASSED" if failure is None else f"FAILED - {failure.get('message').split(':')[0]}"
+        )
+    host = [
+        "capability", "cubins", "unknown_capability", "nvml", "cuda_initialization",
+        "data_parallel_imbalance", "dataloader_workers",
+    ]  # fmt: skip
+    not_host = ["same_text_from_the_code_under_test", "another_torch_cuda_warning"]
+    want = {("cuda", s): "PASSED" for s in host}
+    want |= {("cpu", s): "FAILED - UserWarning" for s in host + not_host}
+    want |= {("cuda", s): "FAILED - UserWarning" for s in not_host}
+    assert outcomes == want, done.stdout
+
+
+def test_every_host_warning_matches_its_message_only_from_its_module():
+    """One real message per entry of HOST_WARNINGS (the texts of the torch 2.13 sources)."""
+    examples = [
+        ("Found GPU0 Tesla P100-PCIE-16GB which is of compute capability (CC) 6.0.", "torch.cuda"),
+        (
+            "\nTesla P100 with CUDA capability sm_60 is not compatible with the current PyTorch "
+            "installation.",
+            "torch.cuda",
+        ),
+        ("PyTorch was compiled with an unknown compute capability 7.7.", "torch.cuda"),
+        ("Can't initialize NVML", "torch.cuda"),
+        ("CUDA initialization: The NVIDIA driver on your system is too old", "torch.cuda"),
+        (
+            "\n    There is an imbalance between your GPUs. You may",
+            "torch.nn.parallel.data_parallel",
+        ),
+        (
+            "This DataLoader will create 2 worker processes in total. Our suggested max number "
+            "of worker in current system is 1",
+            "torch.utils.data.dataloader",
+        ),
+    ]
+    for w, (message, module) in zip(cuda_env.HOST_WARNINGS, examples, strict=True):
+        assert w.matches(message, UserWarning, module), f"{w.message!r} misses {message!r}"
+        for elsewhere in ("tests.test_data_parallel", "torch.cuda.memory", "reference.x"):
+            assert not w.matches(message, UserWarning, elsewhere), (w.message, elsewhere)
+        assert not w.matches(message, DeprecationWarning, module), w.message
+
+
+# --- a throwaway venv: no numpy, pytest 8, torch borrowed -------------------------------------
+
+# torch and what `import torch` needs, linked from this venv instead of installed (1 GB), and
+# pip (ensurepip would cost more than everything else here).
+TORCH_RUNTIME = ("torch", "filelock", "typing_extensions", "sympy", "mpmath", "networkx")
+TORCH_RUNTIME += ("jinja2", "markupsafe", "fsspec", "pip")
+
+
+def borrow_torch(site: Path, into: Path) -> None:
+    """Symlink torch and its runtime from this venv into `into`, and put `into` on the new
+    venv's path with a .pth file in its `site`."""
+    into.mkdir()
+    for name in TORCH_RUNTIME:
+        dist = importlib.metadata.distribution(name)
+        tops = {Path(f).parts[0] for f in dist.files or []} - {"..", "__pycache__"}
+        for top in tops:
+            source = Path(dist.locate_file(top))
+            if source.exists() and not (into / top).exists():
+                (into / top).symlink_to(source)
+    (site / "_borrowed_torch.pth").write_text(f"{into}\n")
+
+
+@pytest.mark.slow
+@needs_nox
+def test_session_fixes_an_env_with_no_numpy_and_pytest_8(tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = Path(
+        subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    borrow_torch(site, tmp_path / "borrowed")
+    subprocess.run([python, "-m", "pip", "install", "-q", "pytest==8.4.2"], check=True, timeout=300)
+    before = subprocess.run(
+        [python, "-c", "import importlib.util as u; print(u.find_spec('numpy'))"],
+        capture_output=True,
+        text=True,
+    )
+    assert before.stdout.strip() == "None", "the throwaway venv must start without numpy"
+
+    report = tmp_path / "gpu-report.txt"
+    args = ("--collect-only", "-q", "--gpu-report", str(report))
+    fake = fake_cuda_dir(tmp_path)
+    first = run_session(venv / "bin", *args, fake=fake)
+    out = first.stdout + first.stderr
+    assert first.returncode == 0, out
+    assert "numpy is missing: installing numpy==2.4.6" in out, out
+    assert "pytest 8.4.2 is too old" in out, out
+    assert "Invalid requirement" not in out, out
+    assert collected(first.stdout) == expected_cuda_items(), out
+    assert "GPU 1:" in report.read_text()
+
+    versions = subprocess.run(
+        [python, "-c", "import numpy, pytest; print(numpy.__version__, pytest.__version__)"],
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert versions == ["2.4.6", "9.2.0"], versions
+
+    # Run again, the plan only (a second session would pay the collection again): all is there.
+    again = tmp_path / "again.json"
+    subprocess.run(
+        [python, "-m", "dojo.cuda_env", "--plan", str(again), *cuda_env.requirements()],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(fake)},
+        capture_output=True,
+        timeout=300,
+    )
+    assert json.loads(again.read_text()) == {"error": None, "install": [], "notes": []}
+
+
+def test_plan_file_is_json_the_session_can_read(tmp_path):
+    import torch
+
+    plan_file = tmp_path / "plan.json"
+    code = cuda_env.main(["--plan", str(plan_file), "pytest==9.2.0"])
+    plan = json.loads(plan_file.read_text())
+    assert set(plan) == {"error", "install", "notes"}
+    if torch.cuda.is_available():
+        assert code == 0 and plan["error"] is None, plan
+    else:
+        assert code == 3 and plan["error"].startswith("tests-cuda: torch "), plan
+
+
+# --- the cuda tests, as read from the files ---------------------------------------------------
+
+PARSED = '''
+import pytest
+import torch
+from hypothesis import given, strategies as st
+
+
+@pytest.mark.cuda
+@pytest.mark.multi_gpu
+def test_marked(kata):
+    """No CPU twin: a reason."""
+
+
+def test_fixture(kata, device): ...
+
+
+@given(device=st.sampled_from(["cuda"]))
+def test_drawn(kata, device): ...
+
+
+@pytest.mark.parametrize("device", ["cuda:0", pytest.param("cuda:1", marks=pytest.mark.slow)])
+def test_cuda_only(device): ...
+
+
+@pytest.mark.parametrize("x, device", [(1, "cpu"), (2, torch.device("cuda", 0))])
+def test_both(x, device): ...
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_no_cuda(device): ...
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_not_literal(device): ...
+
+
+def test_plain(kata): ...
+
+
+def helper(device): ...
+
+
+class TestGroup:
+    @pytest.mark.multi_gpu
+    def test_method(self, device): ...
+'''
+
+
+def test_cuda_tests_reads_marks_fixtures_and_parametrisations(tmp_path):
+    from types import SimpleNamespace
+
+    path = tmp_path / "test_x.py"
+    path.write_text(PARSED)
+    found = {t.name: t for t in cuda_env.cuda_tests(SimpleNamespace(name="x", tests=path))}
+    want = {  # name: (multi_gpu, cpu_twin)
+        "test_marked": (True, False),
+        "test_fixture": (False, True),
+        "test_cuda_only": (False, False),
+        "test_both": (False, True),
+        "test_not_literal": (False, False),  # cannot tell: counted, and asked for a reason
+        "test_method": (True, True),
+    }
+    assert {n: (t.multi_gpu, t.cpu_twin) for n, t in found.items()} == want
+    assert found["test_marked"].doc == "No CPU twin: a reason."
+    path.write_text("import pytest\npytestmark = [pytest.mark.cuda]\n\ndef test_a(kata): ...\n")
+    module_marked = cuda_env.cuda_tests(SimpleNamespace(name="x", tests=path))
+    assert [(t.name, t.cpu_twin) for t in module_marked] == [("test_a", False)]
