@@ -76,30 +76,33 @@ def _pci_address(props) -> tuple[int, int, int] | None:
         return None
 
 
+# nvidia-smi --help-query-gpu: pcie.link.gen.current is "Deprecated, use
+# pcie.link.gen.gpucurrent instead"; older drivers know only the former, so try both.
+_GEN_FIELDS = ("pcie.link.gen.gpucurrent", "pcie.link.gen.current")
+
+
 def _from_nvidia_smi(address: tuple[int, int, int]) -> dict[str, object] | None:
     exe = shutil.which("nvidia-smi")
     if exe is None:
         return None
-    fields = ",".join(
-        [
-            "pci.bus_id",
-            "pcie.link.gen.current",
-            "pcie.link.width.current",
-            "pcie.link.gen.max",
-            "pcie.link.width.max",
-        ]
-    )
-    try:
-        out = subprocess.run(
-            [exe, f"--query-gpu={fields}", "--format=csv,noheader,nounits"],
-            capture_output=True,
-            text=True,
-            timeout=20,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    domain, bus, device = address
+    for gen_field in _GEN_FIELDS:
+        fields = ["pci.bus_id", gen_field, "pcie.link.width.current"]
+        fields += ["pcie.link.gen.max", "pcie.link.width.max"]
+        try:
+            out = subprocess.run(
+                [exe, f"--query-gpu={','.join(fields)}", "--format=csv,noheader,nounits"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+                check=True,
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            continue
+        return _parse_nvidia_smi(out, address)
+    return None
+
+
+def _parse_nvidia_smi(out: str, address: tuple[int, int, int]) -> dict[str, object] | None:
     for line in out.splitlines():
         parts = [p.strip() for p in line.split(",")]
         if len(parts) != 5:
@@ -107,11 +110,11 @@ def _from_nvidia_smi(address: tuple[int, int, int]) -> dict[str, object] | None:
         # nvidia-smi writes e.g. 00000000:01:00.0; CUDA's device order need not be nvidia-smi's,
         # so match on the PCI address, not on the index.
         m = re.fullmatch(r"([0-9A-Fa-f]+):([0-9A-Fa-f]+):([0-9A-Fa-f]+)\.\d", parts[0])
-        if not m or tuple(int(g, 16) for g in m.groups()) != (domain, bus, device):
+        if not m or tuple(int(g, 16) for g in m.groups()) != address:
             continue
         try:
             gen, width, gen_max, width_max = (int(p) for p in parts[1:])
-        except ValueError:
+        except ValueError:  # "[N/A]"
             return None
         return {"gen": gen, "width": width, "gen_max": gen_max, "width_max": width_max}
     return None

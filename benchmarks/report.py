@@ -40,7 +40,7 @@ def machine_table(data: Mapping) -> str:
     load = data.get("load", {})
     rows = [
         ("CPU", m["cpu"]),
-        ("cores", f"{m['cores']} ({m['cores_usable']} usable, torch uses {t['threads']} threads)"),
+        ("cores", f"{m['cores']} ({m['cores_usable']} usable, torch threads: {t['threads']})"),
         *[(f"`{k}`", v) for k, v in t.get("env", {}).items()],
         ("GPU", gpus or "none"),
         ("torch", build),
@@ -53,7 +53,7 @@ def machine_table(data: Mapping) -> str:
         rows.append(
             ("load average (1 min)", f"{load['before'][0]} before, {load['after'][0]} after")
         )
-    lines = ["| | |", "| --- | --- |"]
+    lines = ["| machine | |", "| --- | --- |"]
     lines += [f"| {_cell(k)} | {_cell(v)} |" for k, v in rows]
     return "\n".join(lines)
 
@@ -173,3 +173,22 @@ def figure(data: Mapping, plotters: Mapping[str, Callable], path: Path) -> Path 
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def copy_sizes_table(runs: Mapping[str, Mapping], sizes: Iterable[int]) -> str:
+    """`x.to(x.device, copy=True)` medians per run and size: how torch threads changed a copy."""
+    from benchmarks.timing import human_bytes
+
+    sizes = list(sizes)
+    lines = [
+        "| run | " + " | ".join(human_bytes(n) for n in sizes) + " |",
+        "| --- |" + " ---: |" * len(sizes),
+    ]
+    for label, data in runs.items():
+        rows = {r["bytes"]: r for r in data["experiments"]["same_device_to"]["rows"]}
+        cells = [
+            f"{rows[n]['cases']['x.to(x.device, copy=True)']['median'] * 1e6:,.0f} µs"
+            for n in sizes
+        ]
+        lines.append(f"| {_cell(label)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
