@@ -97,7 +97,8 @@ def loader_workers(
     slow_items = slow_items or plan.pick(16, 128)
     # An epoch is long: one warm-up (none in smoke mode) is enough, and starts the persistent
     # workers; calibration then runs one more untimed epoch per case.
-    plan = replace(plan, warmup=plan.pick(0, 1))
+    # In smoke mode two samples are enough to run the code; each new-worker epoch forks twice.
+    plan = replace(plan, warmup=plan.pick(0, 1), repeats=plan.pick(2, plan.repeats))
     rows = []
     for label, dataset in (
         ("in memory", Rows(items)),
