@@ -93,7 +93,9 @@ def _cuda_reason() -> str | None:
     return f"needs a CUDA device: torch {torch.__version__} sees none"
 
 
-def run(selected: list[Experiment], plan, out: Path) -> tuple[dict, int]:
+def run(
+    selected: list[Experiment], plan, out: Path, argv: list[str] | None = None
+) -> tuple[dict, int]:
     """Run `selected` with `plan`, write DIR/results.json (+ .png); return (data, failures)."""
     from benchmarks import machine, report
 
@@ -132,7 +134,7 @@ def run(selected: list[Experiment], plan, out: Path) -> tuple[dict, int]:
     data = {
         "schema": SCHEMA,
         "mode": "smoke" if plan.smoke else "full",
-        "command": "python -m benchmarks " + " ".join(sys.argv[1:]),
+        "command": " ".join(["python -m benchmarks", *(sys.argv[1:] if argv is None else argv)]),
         # After the experiments: reading GPU properties initialises CUDA (see machine.py).
         "machine": machine.describe(with_gpus=no_cuda is None),
         "load": {"before": load_before, "after": machine.load()},
@@ -179,5 +181,5 @@ def main(argv: list[str] | None = None) -> int:
 
     from benchmarks.timing import FULL, SMOKE
 
-    _, failures = run(selected, SMOKE if args.smoke else FULL, args.out)
+    _, failures = run(selected, SMOKE if args.smoke else FULL, args.out, argv)
     return 1 if failures else 0

@@ -268,10 +268,11 @@ def smoke(tmp_path_factory) -> tuple[int, Path, dict]:
 
 
 def test_smoke_run_succeeds_and_writes_json(smoke):
-    rc, _, data = smoke
+    rc, out, data = smoke
     assert rc == 0
     assert {"schema", "mode", "machine", "timing", "experiments", "skipped", "failed"} <= set(data)
     assert data["mode"] == "smoke" and data["failed"] == []
+    assert data["command"] == f"python -m benchmarks --smoke --out {out}"
     m = data["machine"]
     assert {"cpu", "cores", "torch", "gpus", "python", "date"} <= set(m)
     assert m["torch"]["version"] == torch.__version__
