@@ -6,6 +6,7 @@ No test asserts a time: on a shared machine only the fake clock gives exact numb
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 from pathlib import Path
@@ -252,6 +253,13 @@ def test_list_names_every_experiment_and_its_device(capsys):
     assert {n: listed[n] for n in CUDA_NAMES} == dict.fromkeys(CUDA_NAMES, "cuda")
 
 
+@pytest.mark.parametrize("exp", EXPERIMENTS, ids=lambda e: e.name)
+def test_every_experiment_has_its_function_and_its_panel(exp):
+    module = importlib.import_module(exp.module)
+    assert callable(getattr(module, exp.name)), f"{exp.module} has no {exp.name}()"
+    assert callable(getattr(module, f"plot_{exp.name}")), f"{exp.module} has no plot_{exp.name}()"
+
+
 def test_loop_is_not_required_and_not_in_the_default_set():
     assert "loop" not in [e.name for e in EXPERIMENTS]
     assert all(e.default for e in EXPERIMENTS)
@@ -388,6 +396,25 @@ def test_loader_pinning_code_path_on_cpu():
     result = loader.loader_pinning(TINY, "cpu", items=16, batch=8, workers=0)
     (row,) = result["rows"]
     assert set(row["cases"]) == {"pin_memory=False", "pin_memory=True"}
+
+
+def test_every_panel_draws_including_the_gpu_ones(smoke, tmp_path):
+    """The GPU experiments' panels, drawn from their CPU code paths: CI never draws them else."""
+    pytest.importorskip("matplotlib", reason="needs matplotlib (the bench dependency group)")
+    _, _, data = smoke
+    experiments = dict(data["experiments"])
+    experiments["h2d_bandwidth"] = transfer.h2d_bandwidth(
+        TINY, "cpu", sizes=[4096, 16384], pin=torch.Tensor.clone
+    )
+    experiments["row_transfer"] = transfer.row_transfer(TINY, "cpu", shapes=[(4, 4), (8, 4)])
+    experiments["item_logging"] = transfer.item_logging(TINY, "cpu", steps=2)
+    experiments["matmul_crossover"] = matmul.matmul_crossover(TINY, "cpu", sizes=[4, 8])
+    experiments["loader_pinning"] = loader.loader_pinning(TINY, "cpu", items=16, batch=8, workers=0)
+    plotters = {
+        e.name: getattr(importlib.import_module(e.module), f"plot_{e.name}") for e in EXPERIMENTS
+    }
+    png = report.figure({**data, "experiments": experiments}, plotters, tmp_path / "all.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 # --- the committed results shown on the site --------------------------------------------------
