@@ -139,3 +139,13 @@ def lint(session: nox.Session) -> None:
     _install(session, "lint")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(reuse_venv=True)  # torch + matplotlib: build the venv once, not per run
+def bench(session: nox.Session) -> None:
+    """Run the benchmarks (benchmarks/); `-- --smoke --out DIR`, `-- --only NAME`, `-- --list`.
+
+    The GPU experiments need a CUDA device: without one they are listed as skipped, with why.
+    """
+    _install(session, "bench")
+    session.run("python", "-m", "benchmarks", *session.posargs, env=ENV)
