@@ -29,7 +29,18 @@ PAGE = "docs/troubleshooting.md"
 
 KINDS = ("error", "warning")
 REQUIREMENTS = ("no-accelerator", "cpu-only-build")
-_REQUIRED = ("id", "phrase", "message", "kind", "exception", "patterns", "kata", "means", "fix")
+_REQUIRED = (
+    "id",
+    "topic",
+    "phrase",
+    "message",
+    "kind",
+    "exception",
+    "patterns",
+    "kata",
+    "means",
+    "fix",
+)
 _OPTIONAL = ("also", "source", "reproduce", "requires", "fresh_process")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _SPACE = re.compile(r"\s+")
@@ -47,6 +58,7 @@ class Entry:
     """One error or warning of the index (see the comment at the top of errors.toml)."""
 
     id: str
+    topic: str
     phrase: str
     message: str
     kind: str
@@ -87,7 +99,7 @@ def _entry(n: int, raw: dict) -> Entry:
     unknown = sorted(set(raw) - set(_REQUIRED) - set(_OPTIONAL))
     if missing or unknown:
         raise _fail(where, f"missing fields {missing}, unknown fields {unknown}")
-    for key in ("id", "phrase", "message", "kind", "exception", "kata", "means", "fix"):
+    for key in ("id", "topic", "phrase", "message", "kind", "exception", "kata", "means", "fix"):
         if not isinstance(raw[key], str) or not raw[key].strip():
             raise _fail(where, f"{key} must be a non-empty string")
     if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", raw["id"]):
@@ -108,6 +120,7 @@ def _entry(n: int, raw: dict) -> Entry:
             raise _fail(where, f"pattern {text!r} does not compile: {err}") from None
     return Entry(
         id=raw["id"],
+        topic=raw["topic"],
         phrase=raw["phrase"],
         message=raw["message"],
         kind=raw["kind"],
@@ -134,6 +147,9 @@ def load(path: Path = INDEX) -> tuple[Entry, ...]:
     ids = [e.id for e in entries]
     if duplicates := sorted({i for i in ids if ids.count(i) > 1}):
         raise _fail("ids", f"used more than once: {duplicates}")
+    topics = [e.topic for n, e in enumerate(entries) if n == 0 or e.topic != entries[n - 1].topic]
+    if scattered := sorted({t for t in topics if topics.count(t) > 1}):
+        raise _fail("topics", f"keep the entries of a topic together: {scattered}")
     return entries
 
 
@@ -250,7 +266,7 @@ def entry_markdown(entry: Entry, *, run: bool = True, prefix: str = "") -> str:
     """One entry as a section of the Troubleshooting page. With `run`, a CPU example runs now
     and its real output is shown; `prefix` is the path from the page to the docs root."""
     shown = f"{entry.exception}: {entry.message}"
-    lines = [f"## {_heading_text(entry.phrase)} {{#{entry.id}}}", ""]
+    lines = [f"### {_heading_text(entry.phrase)} {{#{entry.id}}}", ""]
     read = f"**Read:** {_kata_link(entry.kata, prefix)}, then check your solution with "
     read += f"`python -m katas check {entry.kata}`."
     if entry.also:
@@ -286,8 +302,15 @@ def entry_markdown(entry: Entry, *, run: bool = True, prefix: str = "") -> str:
 
 
 def markdown(*, run: bool = True, prefix: str = "") -> str:
-    """Every entry, in the index's order, as the body of the Troubleshooting page."""
-    return "\n\n".join(entry_markdown(e, run=run, prefix=prefix) for e in load())
+    """Every entry, in the index's order, as the body of the Troubleshooting page: one
+    section per topic, one heading per entry."""
+    parts, topic = [], None
+    for entry in load():
+        if entry.topic != topic:
+            topic = entry.topic
+            parts.append(f"## {_heading_text(topic)}")
+        parts.append(entry_markdown(entry, run=run, prefix=prefix))
+    return "\n\n".join(parts)
 
 
 # --- the command ------------------------------------------------------------------------------

@@ -62,19 +62,19 @@ def test_entry_is_well_formed(entry):
     [
         ('[[entry]]\nid = "x"\n', "missing fields"),
         (
-            '[[entry]]\nid = "Bad Id"\nphrase = "p"\nmessage = "p"\nkind = "error"\n'
+            '[[entry]]\nid = "Bad Id"\ntopic = "t"\nphrase = "p"\nmessage = "p"\nkind = "error"\n'
             'exception = "E"\npatterns = ["p"]\nkata = "k"\nmeans = "m."\nfix = "f."\n'
             'source = "a/b.cpp"\n',
             "id must be",
         ),
         (
-            '[[entry]]\nid = "x"\nphrase = "p"\nmessage = "p"\nkind = "error"\n'
+            '[[entry]]\nid = "x"\ntopic = "t"\nphrase = "p"\nmessage = "p"\nkind = "error"\n'
             'exception = "E"\npatterns = ["("]\nkata = "k"\nmeans = "m."\nfix = "f."\n'
             'source = "a/b.cpp"\n',
             "does not compile",
         ),
         (
-            '[[entry]]\nid = "x"\nphrase = "p"\nmessage = "p"\nkind = "error"\n'
+            '[[entry]]\nid = "x"\ntopic = "t"\nphrase = "p"\nmessage = "p"\nkind = "error"\n'
             'exception = "E"\npatterns = ["p"]\nkata = "k"\nmeans = "m."\nfix = "f."\n',
             "either `reproduce`",
         ),
@@ -287,8 +287,24 @@ def test_the_tool_works_without_importing_torch():
 def test_the_page_renders_every_entry_as_a_heading_with_its_id():
     page = errors.markdown(run=False)
     for entry in ENTRIES:
-        heading = f"## {errors._heading_text(entry.phrase)} {{#{entry.id}}}"
+        heading = f"### {errors._heading_text(entry.phrase)} {{#{entry.id}}}"
         assert heading in page, f"no heading for {entry.id}"
         assert f"](katas/{entry.kata}.md)" in page
+    topics = list(dict.fromkeys(e.topic for e in ENTRIES))
+    assert [line[3:] for line in page.splitlines() if line.startswith("## ")] == topics
     source = (errors.ROOT / errors.PAGE).read_text()
     assert "errors.markdown()" in source and 'exec="on"' in source
+
+
+def test_entries_of_a_topic_stay_together(tmp_path):
+    entry = (
+        '[[entry]]\nid = "{id}"\ntopic = "{topic}"\nphrase = "p"\nmessage = "p"\n'
+        'kind = "error"\nexception = "E"\npatterns = ["p"]\nkata = "k"\nmeans = "m."\n'
+        'fix = "f."\nsource = "a/b.cpp"\n'
+    )
+    path = tmp_path / "errors.toml"
+    path.write_text(
+        "".join(entry.format(id=i, topic=t) for i, t in [("a", "A"), ("b", "B"), ("c", "A")])
+    )
+    with pytest.raises(ValueError, match="keep the entries of a topic together"):
+        errors.load.__wrapped__(path)
