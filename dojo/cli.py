@@ -167,10 +167,11 @@ def render(v, kata: _catalogue.Kata) -> str:
     head = f"{kata.number}. {kata.name}"
     if v.problem:
         return f"✗ {head}: {v.problem}"
-    cuda = f" ({_plural(v.skipped, 'cuda test')} skipped: no CUDA device here)" if v.skipped else ""
+    skipped = f"{_plural(v.skipped, 'cuda test')} skipped: no CUDA device here" if v.skipped else ""
     if v.state == "done":
         if v.quick:
-            return f"… {head}: {v.passed} of {v.total} tests pass on a quick run; confirming{cuda}"
+            return f"… {head}: all {v.passed} tests pass a quick run; confirming with the full run"
+        cuda = f" ({skipped})" if skipped else ""
         return f"✓ {head} is done: all {v.passed} tests pass{cuda}."
     lines = []
     if v.state == "not started":
@@ -185,8 +186,8 @@ def render(v, kata: _catalogue.Kata) -> str:
             parts.append(f"{v.failed} fail")
         if v.not_written:
             parts.append(f"{v.not_written} wait for unwritten functions")
-        quick = " (quick run)" if v.quick else ""
-        lines.append(f"✗ {head}: {', '.join(parts)}{quick}{cuda}.")
+        notes = "; ".join(filter(None, ["a quick run" if v.quick else "", skipped]))
+        lines.append(f"✗ {head}: {', '.join(parts)}" + (f" ({notes})." if notes else "."))
     for i, message in enumerate(v.messages, start=1):
         indented = message.replace("\n", "\n   ")
         lines.append(f"\n{i}) {indented}")

@@ -26,7 +26,8 @@ def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
     - Slices count even when they do not overlap: `x[:2]` and `x[2:]` share memory here
       (unlike `numpy.shares_memory`, which looks at elements).
     - Tensors on different devices never share memory.
-    - A storage of zero bytes (say, `torch.empty(0)`) holds no memory, so it shares nothing.
+    - A storage of zero bytes (say, `torch.empty(0)`) is an empty byte range: it overlaps
+      nothing, so it shares memory with no tensor, whatever its pointer.
 
     >>> x = torch.arange(6)
     >>> shares_memory(x, x[2:]), shares_memory(x, x.clone())

@@ -80,7 +80,7 @@ def fix_inputs(model: nn.Module, *inputs) -> tuple:
       the dtype of its floating parameters: float64 data meets a float32 model, float32 data
       a half-precision one;
     - integer and bool tensors keep their dtype: labels and indices must stay integers
-      (`cross_entropy` wants int64 targets, `nn.Embedding` integer indices);
+      (`cross_entropy` takes int64 or uint8 class indices, `nn.Embedding` integer indices);
     - anything that is not a tensor is returned as it is;
     - a tensor already on the right device with the right dtype comes back as the very same
       object, with no copy (that is what `Tensor.to` does when there is nothing to do);

@@ -68,8 +68,9 @@ def to_device(batch: Any, device: str | torch.device) -> Any:
 
     - A tensor `t` becomes `t.to(device, non_blocking=...)`, where `non_blocking` is True
       exactly when `t.is_pinned()` and `device` is an accelerator (not the CPU, not meta).
-      Only a copy from pinned memory can run in the background; from ordinary (pageable)
-      memory the flag promises something that does not happen.
+      Only a copy from pinned memory can overlap with work on the GPU; from ordinary
+      (pageable) memory the host waits while the driver stages the data anyway. Never to the
+      CPU: from a GPU, a non-blocking copy returns before the data has arrived.
     - Tuples, lists, dicts and namedtuples are rebuilt with the same type, keys and order,
       nested to any depth. A namedtuple stays that namedtuple, so `batch.image` still works.
     - Anything else (numbers, strings, None, your own objects) comes back as the very same

@@ -87,8 +87,9 @@ def physical_gpu_id(logical: int, visible: str | None) -> int:
     """Map the in-process GPU `cuda:logical` to its physical id under `CUDA_VISIBLE_DEVICES`.
 
     `visible` is the variable's value: `None` when unset (every GPU, in order), `""` for none,
-    or ids such as `"2,0"` (then `cuda:0` is physical GPU 2). Unlike CUDA, which silently stops
-    at the first bad entry, any malformed value raises ValueError.
+    or ids such as `"2,0"` (then `cuda:0` is physical GPU 2). Unlike CUDA, which reads `1.5` as
+    1, stops at the first entry without a leading digit and hides every GPU when an id repeats,
+    any malformed value raises ValueError.
     """
     if isinstance(logical, bool) or not isinstance(logical, int) or logical < 0:
         raise ValueError(f"physical_gpu_id: logical index {logical!r} must be an int >= 0")

@@ -56,8 +56,9 @@ def physical_gpu_id(logical: int, visible: str | None) -> int:
     - `""`: no GPU is visible.
 
     Spaces around entries are fine. Any entry that is not a non-negative integer, a duplicate,
-    or a `logical` index with no entry raises ValueError. (CUDA itself silently stops at the
-    first bad entry; we refuse instead.)
+    or a `logical` index with no entry raises ValueError. (CUDA refuses none of them: it reads
+    `1.5` as 1, stops at the first entry without a leading digit, and hides every GPU when an
+    id repeats. We refuse instead.)
     """
     # TODO(device_selection): split, strip and check every entry, then index into them.
     raise NotImplementedError("device_selection: physical_gpu_id")

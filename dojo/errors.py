@@ -1,0 +1,386 @@
+"""The error index: recognise a pasted error, say what it means, how to fix it and which kata
+explains it. The entries live in `dojo/errors.toml`; the site's Troubleshooting page is rendered
+from the same file (`markdown()`).
+
+    python -m dojo.errors "RuntimeError: Expected all tensors to be on the same device, ..."
+    python -m dojo.errors < traceback.txt        (or paste, then Ctrl-D)
+    python -m dojo.errors --list
+
+`python -m katas explain "<error text>"` runs the same `main`. Only the standard library is
+imported here; torch is imported by `reproduce`, which runs an entry's example.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+INDEX = Path(__file__).with_name("errors.toml")
+ROOT = INDEX.parent.parent
+PAGE = "docs/troubleshooting.md"
+
+KINDS = ("error", "warning")
+REQUIREMENTS = ("no-accelerator", "cpu-only-build")
+_REQUIRED = (
+    "id",
+    "topic",
+    "phrase",
+    "message",
+    "kind",
+    "exception",
+    "patterns",
+    "kata",
+    "means",
+    "fix",
+)
+_OPTIONAL = ("also", "source", "reproduce", "requires", "fresh_process")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_SPACE = re.compile(r"\s+")
+_WILDCARD = re.compile(r"\\[wWsSdD]|\.|\[")
+
+
+def normalize(text: str) -> str:
+    """`text` as patterns see it: terminal colour codes dropped, every run of white space
+    (line breaks and tabs of a pasted traceback too) folded into one space."""
+    return _SPACE.sub(" ", _ANSI.sub("", text)).strip()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One error or warning of the index (see the comment at the top of errors.toml)."""
+
+    id: str
+    topic: str
+    phrase: str
+    message: str
+    kind: str
+    exception: str
+    patterns: tuple[re.Pattern[str], ...]
+    kata: str
+    also: tuple[str, ...]
+    means: str
+    fix: str
+    source: str | None
+    reproduce: str | None
+    requires: str | None
+    fresh_process: bool
+
+    def score(self, text: str) -> tuple[int, int]:
+        """How well the entry matches normalized `text`: the longest stretch one of its patterns
+        matches, then the fewer wildcards the better; (0, 0) when none matches."""
+        best = (0, 0)
+        for pattern in self.patterns:
+            found = pattern.search(text)
+            if found and found.end() > found.start():
+                best = max(
+                    best, (found.end() - found.start(), -len(_WILDCARD.findall(pattern.pattern)))
+                )
+        return best
+
+    def matches(self, text: str) -> bool:
+        return self.score(normalize(text))[0] > 0
+
+
+def _fail(where: str, problem: str) -> ValueError:
+    return ValueError(f"{INDEX.name}, {where}: {problem}")
+
+
+def _entry(n: int, raw: dict) -> Entry:
+    where = f"entry {n} ({raw.get('id', 'no id')})"
+    missing = [key for key in _REQUIRED if key not in raw]
+    unknown = sorted(set(raw) - set(_REQUIRED) - set(_OPTIONAL))
+    if missing or unknown:
+        raise _fail(where, f"missing fields {missing}, unknown fields {unknown}")
+    for key in ("id", "topic", "phrase", "message", "kind", "exception", "kata", "means", "fix"):
+        if not isinstance(raw[key], str) or not raw[key].strip():
+            raise _fail(where, f"{key} must be a non-empty string")
+    if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", raw["id"]):
+        raise _fail(where, "id must be lower-case words joined by dashes (it is a page anchor)")
+    if raw["kind"] not in KINDS:
+        raise _fail(where, f"kind must be one of {KINDS}, not {raw['kind']!r}")
+    if raw.get("requires") not in (None, *REQUIREMENTS):
+        raise _fail(where, f"requires must be one of {REQUIREMENTS}, not {raw['requires']!r}")
+    if bool(raw.get("source")) == bool(raw.get("reproduce")):
+        raise _fail(where, "give either `reproduce` (CPU code) or `source` (CUDA only), not both")
+    if not isinstance(raw["patterns"], list) or not raw["patterns"]:
+        raise _fail(where, "patterns must be a non-empty list of regular expressions")
+    patterns = []
+    for text in raw["patterns"]:
+        try:
+            patterns.append(re.compile(text, re.IGNORECASE))
+        except (re.error, TypeError) as err:
+            raise _fail(where, f"pattern {text!r} does not compile: {err}") from None
+    return Entry(
+        id=raw["id"],
+        topic=raw["topic"],
+        phrase=raw["phrase"],
+        message=raw["message"],
+        kind=raw["kind"],
+        exception=raw["exception"],
+        patterns=tuple(patterns),
+        kata=raw["kata"],
+        also=tuple(raw.get("also", ())),
+        means=raw["means"].strip(),
+        fix=raw["fix"].strip(),
+        source=raw.get("source"),
+        reproduce=textwrap.dedent(raw["reproduce"]).strip() + "\n" if "reproduce" in raw else None,
+        requires=raw.get("requires"),
+        fresh_process=bool(raw.get("fresh_process", False)),
+    )
+
+
+@cache
+def load(path: Path = INDEX) -> tuple[Entry, ...]:
+    """Every entry of the index, in the file's order. A malformed entry is a ValueError that
+    names it and what is wrong."""
+    with open(path, "rb") as f:
+        raw = tomllib.load(f).get("entry", [])
+    entries = tuple(_entry(n, e) for n, e in enumerate(raw, start=1))
+    ids = [e.id for e in entries]
+    if duplicates := sorted({i for i in ids if ids.count(i) > 1}):
+        raise _fail("ids", f"used more than once: {duplicates}")
+    topics = [e.topic for n, e in enumerate(entries) if n == 0 or e.topic != entries[n - 1].topic]
+    if scattered := sorted({t for t in topics if topics.count(t) > 1}):
+        raise _fail("topics", f"keep the entries of a topic together: {scattered}")
+    return entries
+
+
+def find(text: str) -> list[Entry]:
+    """The entries whose patterns match `text` (one message or a whole pasted traceback), best
+    match first; [] when none does."""
+    flat = normalize(text)
+    scored = [(e.score(flat), n, e) for n, e in enumerate(load())]
+    return [
+        e for score, _, e in sorted(scored, key=lambda s: (-s[0][0], -s[0][1], s[1])) if score[0]
+    ]
+
+
+def get(entry_id: str) -> Entry:
+    for entry in load():
+        if entry.id == entry_id:
+            return entry
+    raise ValueError(f"no entry {entry_id!r} in {INDEX.name}")
+
+
+# --- running an entry's example (imports torch) -----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What running an example did: raised (`error`), warned (`warning`) or neither (`none`)."""
+
+    kind: str
+    exception: str
+    text: str
+
+
+def unmet(requirement: str | None) -> str | None:
+    """Why this machine cannot show an entry that `requires` something; None when it can."""
+    import torch
+
+    if requirement == "no-accelerator" and torch.accelerator.is_available():
+        return f"this machine has an accelerator ({torch.accelerator.current_accelerator()})"
+    if requirement == "cpu-only-build" and torch.backends.cuda.is_built():
+        return "this torch is a CUDA build"
+    return None
+
+
+def _run_here(code: str) -> list[Outcome]:
+    """Run `code`; the outcomes are the exception it raised (first) and every warning."""
+    import warnings
+
+    outcomes = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            exec(compile(code, "<reproduce>", "exec"), {"__name__": "__reproduce__"})
+        except Exception as err:
+            outcomes.append(Outcome("error", type(err).__name__, _ANSI.sub("", str(err))))
+    outcomes += [Outcome("warning", w.category.__name__, str(w.message)) for w in caught]
+    return outcomes
+
+
+def _run_fresh(code: str) -> list[Outcome]:
+    """`_run_here` in a new Python process, for messages torch shows once per process."""
+    script = (
+        "import json, sys\n"
+        "from dojo.errors import _run_here\n"
+        "print(json.dumps([o.__dict__ for o in _run_here(sys.stdin.read())]))\n"
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=code,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=120,
+    )
+    return [Outcome(**o) for o in json.loads(done.stdout.strip().splitlines()[-1])]
+
+
+def reproduce(entry: Entry) -> Outcome:
+    """Run the entry's example and return what torch raised or warned: the outcome of the
+    entry's kind that its patterns match, else the first one, else `none`."""
+    if entry.reproduce is None:
+        raise ValueError(f"{entry.id} has no example to run (it needs CUDA: {entry.source})")
+    outcomes = (_run_fresh if entry.fresh_process else _run_here)(entry.reproduce)
+    for outcome in outcomes:
+        if outcome.kind == entry.kind and entry.matches(outcome.text):
+            return outcome
+    return outcomes[0] if outcomes else Outcome("none", "", "")
+
+
+# --- the Troubleshooting page -----------------------------------------------------------------
+
+
+def _kata_link(name: str, prefix: str) -> str:
+    from dojo import catalogue
+
+    kata = catalogue.get(name)
+    return f"[{kata.number}. {kata.title}]({prefix}katas/{name}.md)"
+
+
+def _heading_text(phrase: str) -> str:
+    return re.sub(r"([\\`*_\[\]<>{}#|])", r"\\\1", phrase)
+
+
+def _fence(text: str, lang: str = "text") -> str:
+    return f"```{lang}\n{text.rstrip()}\n```"
+
+
+def entry_markdown(entry: Entry, *, run: bool = True, prefix: str = "") -> str:
+    """One entry as a section of the Troubleshooting page. With `run`, a CPU example runs now
+    and its real output is shown; `prefix` is the path from the page to the docs root."""
+    shown = f"{entry.exception}: {entry.message}"
+    lines = [f"### {_heading_text(entry.phrase)} {{#{entry.id}}}", ""]
+    read = f"**Read:** {_kata_link(entry.kata, prefix)}, then check your solution with "
+    read += f"`python -m katas check {entry.kata}`."
+    if entry.also:
+        read += " See also " + ", ".join(_kata_link(name, prefix) for name in entry.also) + "."
+    lines += [read, "", f"**What it means.** {entry.means}", "", f"**Fix.** {entry.fix}", ""]
+    if entry.reproduce is None:
+        lines += [
+            f"Only a CUDA machine prints this, so it is quoted from PyTorch's source: "
+            f"`{entry.source}`.",
+            "",
+            _fence(shown),
+        ]
+        return "\n".join(lines)
+    lines += [_fence(entry.reproduce, "python"), ""]
+    reason = unmet(entry.requires) if run else "the page was rendered without running examples"
+    outcome = reproduce(entry) if run and reason is None else None
+    if outcome is None:
+        lines += [
+            f"Not run here ({reason}); on a machine without one it prints:",
+            "",
+            _fence(shown),
+        ]
+    elif outcome.kind == "none":
+        lines += ["On the machine that built this page it neither raised nor warned.", ""]
+    else:
+        what = "raised" if outcome.kind == "error" else "warned"
+        lines += [
+            f"This ran when the page was built, and {what}:",
+            "",
+            _fence(f"{outcome.exception}: {outcome.text}"),
+        ]
+    return "\n".join(lines)
+
+
+def markdown(*, run: bool = True, prefix: str = "") -> str:
+    """Every entry, in the index's order, as the body of the Troubleshooting page: one
+    section per topic, one heading per entry."""
+    parts, topic = [], None
+    for entry in load():
+        if entry.topic != topic:
+            topic = entry.topic
+            parts.append(f"## {_heading_text(topic)}")
+        parts.append(entry_markdown(entry, run=run, prefix=prefix))
+    return "\n\n".join(parts)
+
+
+# --- the command ------------------------------------------------------------------------------
+
+
+def explain(entry: Entry, width: int = 100) -> str:
+    """What `python -m katas explain` prints about one entry."""
+    from dojo import catalogue
+
+    kata = catalogue.get(entry.kata)
+
+    def para(label: str, text: str) -> str:
+        return textwrap.fill(f"{label} {text}", width=width, subsequent_indent="  ")
+
+    out = [
+        para(f"This {entry.kind} is:", entry.phrase),
+        "",
+        para("What it means:", entry.means.replace("`", "")),
+        "",
+        para("Fix:", entry.fix.replace("`", "")),
+        "",
+        f"Read kata {kata.number}, {kata.title}: docs/katas/{kata.name}.md",
+        f"Then check your solution: python -m katas check {kata.name}",
+    ]
+    for name in entry.also:
+        other = catalogue.get(name)
+        out.append(f"See also kata {other.number}, {other.title}: docs/katas/{other.name}.md")
+    out.append(f"More: {PAGE}#{entry.id}")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m dojo.errors TEXT...`: explain the error in TEXT (or in standard input when
+    no TEXT is given, or TEXT is `-`). Exit status 0 when it is in the index, 1 when not."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
+    if args == ["--list"]:
+        for entry in load():
+            print(f"{entry.id:32} {entry.kata:18} {entry.phrase}")
+        return 0
+    if not args or args == ["-"]:
+        if sys.stdin.isatty():
+            print(
+                "Paste the error (the whole traceback is fine), then press Ctrl-D:", file=sys.stderr
+            )
+        text = sys.stdin.read()
+    else:
+        text = " ".join(args)
+    if not text.strip():
+        print(
+            'usage: python -m katas explain "<error text>"  (or pipe the traceback in)',
+            file=sys.stderr,
+        )
+        return 2
+    found = find(text)
+    if not found:
+        print(
+            "No entry in the error index matches that text.\n"
+            "Paste the last line of the traceback, the one that starts with the exception's name\n"
+            f"(RuntimeError: ...). `python -m katas explain --list` lists every entry, and\n"
+            f"{PAGE} explains each one."
+        )
+        return 1
+    print(explain(found[0]))
+    if len(found) > 1:
+        print("\nThe text also matches: " + "; ".join(f"{e.phrase} ({e.id})" for e in found[1:]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
