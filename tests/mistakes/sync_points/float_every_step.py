@@ -1,0 +1,18 @@
+"""Logs `float(loss)` every step, which is `loss.item()` in disguise: one wait for the GPU per
+step.
+
+Caught by: test_train_and_log_transfers_once_at_the_end, test_the_loop_never_waits_for_the_device
+"""
+
+from reference.sync_points import *
+
+
+def train_and_log(model, batches, optimizer, loss_fn):
+    losses = []
+    for x, y in batches:
+        loss = loss_fn(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(float(loss))
+    return losses
