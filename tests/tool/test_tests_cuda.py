@@ -158,16 +158,19 @@ def test_version_tuple(text, want):
 
 def test_the_session_installs_everything_the_tests_import_except_torch():
     """Every third-party module imported by what `pytest -m cuda --impl reference` loads (all of
-    tests/ is collected before -m deselects) comes from torch or from the session's list."""
+    tests/ but tests/tool, which the session ignores, is collected before -m deselects) comes
+    from torch or from the session's list."""
     wanted = {re.split(r"[=<>]", r)[0].lower() for r in cuda_env.requirements()}
     assert "numpy" in wanted, "torch's wheel does not install numpy: the session must"
+    noxfile = (ROOT / "noxfile.py").read_text()
+    assert '"--ignore", "tests/tool"' in noxfile, "tests-cuda must leave the tool tests out"
     dists = importlib.metadata.packages_distributions()
     torch_deps = {"torch"} | {
         re.split(r"[ ;<>=!\[]", r)[0].lower()
         for r in importlib.metadata.requires("torch") or []
         if "extra ==" not in r
     }
-    local = {"dojo", "tests", "reference", "katas", "conftest", "__future__"}
+    local = {"dojo", "tests", "reference", "katas", "conftest", "benchmarks", "__future__"}
     files = [
         ROOT / "conftest.py",
         *(ROOT / "dojo").glob("*.py"),
@@ -176,7 +179,9 @@ def test_the_session_installs_everything_the_tests_import_except_torch():
     files += (ROOT / "tests").rglob("*.py")
     missing = {}
     for path in files:
-        if "mistakes" in path.parts:  # never imported by the cuda tier
+        if "mistakes" in path.parts or "tool" in path.parts:  # never imported by the cuda tier
+            continue
+        if path.name == "watch.py":  # only `python -m katas watch` imports it
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
