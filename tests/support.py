@@ -121,6 +121,17 @@ def describe(x: object) -> str:
     return f"a {dtype} tensor of shape {shape} on {x.device}{grad}"
 
 
+def plain_repr(cls):
+    """Class decorator for a test's helper objects: their repr, and the "Failing test case" that
+    hypothesis prints, read `str(obj)` (plain words) rather than a dataclass's fields.
+
+    (Hypothesis's printer shows a dataclass field by field unless it has `_repr_pretty_`.)
+    """
+    cls.__repr__ = lambda self: str(self)
+    cls._repr_pretty_ = lambda self, printer, cycle: printer.text(str(self))
+    return cls
+
+
 def torch_rejects(text: str) -> bool:
     """Does `torch.device(text)` refuse this text? (Drawn device strings are filtered by it.)"""
     try:

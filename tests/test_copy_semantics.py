@@ -29,7 +29,7 @@ from tests.strategies import (
     tensors,
     views,
 )
-from tests.support import Say, describe, quotes, same_device
+from tests.support import Say, describe, plain_repr, quotes, same_device
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -45,6 +45,7 @@ FEW = settings(max_examples=settings().max_examples // 5)  # hardly depends on t
 # --- what the tests draw ----------------------------------------------------------------------
 
 
+@plain_repr
 @dataclass
 class Subject:
     """`x`, a view of (or the same as) `base`; both share `base`'s storage."""

@@ -27,7 +27,7 @@ from tests.data.model_transfer.make_checkpoint import (
     cuda_tagged_checkpoint,
 )
 from tests.strategies import cpu_spellings, device_spellings, make_tensor
-from tests.support import Say, describe, fake_gpus, real_world, same_device
+from tests.support import Say, describe, fake_gpus, plain_repr, real_world, same_device
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -92,6 +92,7 @@ BUFFERS_FIRST = ("buffers only", "linear", *SPREADABLE)
 sizes = st.integers(1, 4)
 
 
+@plain_repr
 @dataclass(frozen=True)
 class Arch:
     """A model architecture; `make()` builds a fresh model on the CPU."""
