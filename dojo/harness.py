@@ -235,7 +235,8 @@ def _example(err: BaseException) -> str:
             args = re.sub(r"device\(type='(\w+)'\)", r"\1", args)
         elif note.startswith("Draw "):
             draws.append(note)
-    return "; ".join(filter(None, [args, *draws]))
+    example = "; ".join(filter(None, [args, *draws]))
+    return example if len(example) <= 240 else example[:240] + " …"  # a drawn tensor can be long
 
 
 def _report(item: pytest.Item, call: pytest.CallInfo, outcome: str, longrepr) -> pytest.TestReport:

@@ -63,11 +63,38 @@ def classify_error(err: BaseException) -> str:
 
     Recognise the stable phrases that PyTorch's messages share, on CPU and CUDA builds, in
     today's releases and in old ones ("Expected object of device type cuda but got device type
-    cpu"); see the kata page for real messages. The exception's type does not decide: nearly
-    all are RuntimeError, but an RNN reports a dtype mismatch with ValueError, and shape errors
-    are RuntimeErrors too. Capitalisation varies between PyTorch's messages. A convolution
-    names two tensor types, "Input type (A) and weight type (B) should be the same": compare
-    A and B to know whether the devices or the dtypes differ.
+    cpu"). The exception's type does not decide: nearly all are RuntimeError, but an RNN
+    reports a dtype mismatch with ValueError, and shape errors are RuntimeErrors too.
+    Capitalisation varies between PyTorch's messages. A convolution names two tensor types,
+    "Input type (A) and weight type (B) should be the same": compare A and B to know whether
+    the devices or the dtypes differ.
+
+    Real messages from torch 2.13 on a CPU build, where the `meta` device plays the GPU (the
+    tests check these, and the ones a CUDA build or an old release prints, quoted from
+    PyTorch's source; a failing test shows every message it misread, in full):
+
+        device  RuntimeError: Tensor on device cpu is not on the expected device meta!
+        device  RuntimeError: Input and parameter tensors are not at the same device, found input
+                tensor at cpu and parameter tensor at meta
+        device  RuntimeError: Attempting to deserialize object on CUDA device 3 but
+                torch.cuda.device_count() is 1. Please use torch.load with map_location to map your
+                storages to an existing device.
+        dtype   RuntimeError: mat1 and mat2 must have the same dtype, but got Double and Float
+        dtype   RuntimeError: expected m1 and m2 to have the same dtype, but got: float != double
+        dtype   RuntimeError: Input type (double) and bias type (float) should be the same
+        dtype   ValueError: RNN input dtype (torch.float64) does not match weight dtype
+                (torch.float32). Convert input: input.to(torch.float32), or convert model:
+                model.to(torch.float64)
+        dtype   RuntimeError: Found dtype Double but expected Float
+        dtype   RuntimeError: result type Float can't be cast to the desired output type Long
+        dtype   RuntimeError: expected target dtype to be Long or Byte, but got Int
+        dtype   RuntimeError: expected scalar type Double but found Float
+        dtype   RuntimeError: dot : expected both vectors to have same dtype, but found Float and
+                Double
+        other   RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)
+        other   RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at
+                non-singleton dimension 1
+        other   ValueError: Expected input batch_size (3) to match target batch_size (2).
     """
     # TODO(mismatch_errors): print real errors, find the phrases they share, match those.
     raise NotImplementedError("mismatch_errors: classify_error")

@@ -26,9 +26,10 @@ def model_device(model: nn.Module) -> torch.device:
     parameters are on the GPU but whose buffers are on the CPU is broken.
 
     - All on one device: return that `torch.device` (for example `device(type='cpu')`).
-    - Spread across devices: raise ValueError, and say which parameter or buffer names sit on
-      which device (`cpu: 0.weight, 0.bias; meta: 1.weight, ...`), so the reader can find the
-      part that was left behind. Returning the first parameter's device would hide the problem.
+    - Spread across devices: raise ValueError that names the devices and lists the parameter
+      and buffer names on them (`cpu: 0.weight, 0.bias; meta: 1.weight, ...`; listing only the
+      ones left behind is enough), so the reader can find them. Returning the first
+      parameter's device would hide the problem.
     - No parameters and no buffers (say, `nn.ReLU()`): there is no answer; raise ValueError.
 
     >>> model_device(nn.Linear(2, 3))
@@ -85,9 +86,10 @@ def load_checkpoint(
 
     `torch.save` records the device of every tensor it writes, and `torch.load` puts each tensor
     back there by default. A checkpoint saved on a GPU host therefore fails to load on a machine
-    without one ("Attempting to deserialize object on a CUDA device..."). Pass
-    `map_location=device` so every tensor is loaded straight onto `device`, wherever it was
-    saved.
+    without one ("Attempting to deserialize object on a CUDA device..."). Pass `map_location`
+    so every tensor is loaded straight onto `device`, wherever it was saved. `device` may be
+    any spelling ("cpu", "cpu:0", `torch.device("cuda", 0)`), and `map_location` does not take
+    every spelling: check what it accepts.
 
     A checkpoint is a pickle, and unpickling can run any code the file asks for. Pass
     `weights_only=True` so torch only accepts tensors and plain containers and refuses

@@ -53,7 +53,8 @@ def parallelize(model: nn.Module, device_ids: list[int] | None = None) -> nn.Mod
 
     Two or more: `nn.DataParallel` over them, with the model on `device_ids[0]` first, since
     DataParallel keeps the master copy there. One: the model moved to that GPU, unwrapped.
-    None: the model itself, unchanged. A GPU index that does not exist is a ValueError.
+    None: the model itself, unchanged. A GPU index that does not exist is a ValueError, raised
+    before the model is moved or wrapped.
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"parallelize(model={model!r}): expected an nn.Module")

@@ -49,7 +49,8 @@ def pick_device(
 
     `None` means "the best there is": `cuda:0` when CUDA is available and not disabled (say, by
     a `--disable-cuda` flag), else the CPU. An explicit request is parsed and checked against
-    this machine; anything impossible raises ValueError naming what was asked and what exists.
+    this machine; anything impossible raises ValueError naming what was asked and what exists,
+    and a string torch cannot parse raises ValueError quoting it.
     """
     n = 0 if disable_cuda else _gpu_count()
     if requested is None:
@@ -87,9 +88,10 @@ def physical_gpu_id(logical: int, visible: str | None) -> int:
     """Map the in-process GPU `cuda:logical` to its physical id under `CUDA_VISIBLE_DEVICES`.
 
     `visible` is the variable's value: `None` when unset (every GPU, in order), `""` for none,
-    or ids such as `"2,0"` (then `cuda:0` is physical GPU 2). Unlike CUDA, which reads `1.5` as
-    1, stops at the first entry without a leading digit and hides every GPU when an id repeats,
-    any malformed value raises ValueError.
+    or ids such as `"2,0"` (then `cuda:0` is physical GPU 2). Each stripped entry must be digits
+    only (`"+1"` and GPU UUIDs are refused). Unlike CUDA, which reads `1.5` as 1, stops at the
+    first entry without a leading digit and hides every GPU when an id repeats, any malformed
+    value, a duplicate or a negative `logical` raises ValueError.
     """
     if isinstance(logical, bool) or not isinstance(logical, int) or logical < 0:
         raise ValueError(f"physical_gpu_id: logical index {logical!r} must be an int >= 0")

@@ -34,7 +34,7 @@ def model_device(model: nn.Module) -> torch.device:
     """The one device that holds every parameter and buffer of `model`.
 
     A model spread across devices, or one with no tensors at all, has no such device: both
-    raise ValueError (the first one says which names sit where).
+    raise ValueError (the first one says which names sit on which device).
     """
     _check_model(model, "model_device(model)")
     names_on: dict[torch.device, list[str]] = {}

@@ -102,6 +102,36 @@ class Say:
         )
 
 
+QUOTE_MARKS = ("''", '""', "``", "\u2018\u2019", "\u201c\u201d", "\u00ab\u00bb")
+
+
+def quotes(message: str, text: str) -> bool:
+    """Does `message` quote `text`: its repr (`{text!r}`), or the text between quote marks?"""
+    return repr(text) in message or any(f"{a}{text}{b}" in message for a, b in QUOTE_MARKS)
+
+
+def describe(x: object) -> str:
+    """A tensor (or anything) in plain words for a message: "a float32 tensor of shape (2, 3)
+    on cpu", with "that requires grad" when it does; anything else by its repr."""
+    if not isinstance(x, torch.Tensor):
+        return repr(x)
+    shape = "(" + ", ".join(str(s) for s in x.shape) + ("," if x.dim() == 1 else "") + ")"
+    dtype = str(x.dtype).removeprefix("torch.")
+    grad = " that requires grad" if x.requires_grad else ""
+    return f"a {dtype} tensor of shape {shape} on {x.device}{grad}"
+
+
+def plain_repr(cls):
+    """Class decorator for a test's helper objects: their repr, and the "Failing test case" that
+    hypothesis prints, read `str(obj)` (plain words) rather than a dataclass's fields.
+
+    (Hypothesis's printer shows a dataclass field by field unless it has `_repr_pretty_`.)
+    """
+    cls.__repr__ = lambda self: str(self)
+    cls._repr_pretty_ = lambda self, printer, cycle: printer.text(str(self))
+    return cls
+
+
 def torch_rejects(text: str) -> bool:
     """Does `torch.device(text)` refuse this text? (Drawn device strings are filtered by it.)"""
     try:

@@ -23,6 +23,7 @@ from torch import nn
 
 from tests.strategies import make_tensor, shapes
 from tests.support import Say
+from tests.support import describe as plainly
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -175,7 +176,10 @@ def test_init_constant_sets_every_parameter_in_place(kata, device, data, value):
     with explained(call, hint=1):
         returned = kata.init_constant_(model, value)
     assert returned is model, say(
-        call, f"returned {type(returned).__name__} {returned!r}; expected the model itself", hint=1
+        call,
+        f"returned {'None' if returned is None else 'another ' + type(returned).__name__}; "
+        "expected the model itself",
+        hint=1,
     )
     after = dict(model.named_parameters())
     for name, (p, version, requires_grad) in before.items():
@@ -321,7 +325,7 @@ def test_sgd_step_skips_parameters_without_a_grad(kata, device, data, lr):
             hint=3,
         )
         assert p.grad is None, say(
-            call, f"gave params[{i}] a grad it did not have: {p.grad}", hint=3
+            call, f"gave params[{i}] a grad it did not have: {plainly(p.grad)}", hint=3
         )
 
 

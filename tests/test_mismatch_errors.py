@@ -9,6 +9,7 @@ a CUDA build or an old release prints are quoted from PyTorch's source.
 
 from __future__ import annotations
 
+import ast
 import io
 from unittest import mock
 
@@ -19,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
+from dojo.catalogue import ROOT
 from tests.strategies import make_tensor, shapes
 from tests.support import Say
 
@@ -47,9 +49,31 @@ def caught(thunk) -> BaseException:
 
 
 def check_label(kata, err: BaseException, want: str, what: str, hint: int = 3) -> None:
-    call = f"classify_error({type(err).__name__}({str(err)[:160]!r}))"
-    got = kata.classify_error(err)
+    call = f"classify_error({type(err).__name__}({str(err)!r}))"
+    got = say.call(call, kata.classify_error, err, hint=hint)
     assert got == want, say(call, f"returned {got!r}; {what}, so expected {want!r}", hint=hint)
+
+
+def check_labels(kata, cases: list[tuple[str, BaseException, str]], hint: int = 3) -> None:
+    """Classify every (where it came from, exception, expected label), then fail once, listing
+    each message that was misread in full, so one run shows them all."""
+    wrong = []
+    for what, err, want in cases:
+        try:
+            got = repr(kata.classify_error(err))
+        except Exception as crash:
+            if say.unwritten(crash):
+                raise
+            got = f"raised {type(crash).__name__}: {crash}"
+        if got != repr(want):
+            wrong.append(
+                f"\n  {type(err).__name__}: {err}\n    ({what}) returned {got}; expected {want!r}"
+            )
+    assert not wrong, say(
+        "classify_error(err)",
+        f"misread {len(wrong)} of {len(cases)} messages:{''.join(wrong)}\n",
+        hint=hint,
+    )
 
 
 # --- classify_error: real errors, raised by real ops -------------------------------------------
@@ -176,20 +200,20 @@ def test_classify_real_device_errors(kata, device):
     checking argument in method wrapper_CUDA_addmm)"
     (aten/src/ATen/core/op_registration/adaption.cpp); SOURCE_MESSAGES quotes both."""
     m, d = model_and_data_devices(device)
-    for what, op in device_error_ops(m, d):
-        check_label(kata, caught(op), "device", f"{what} mixing {m} and {d} raised it")
+    cases = [
+        (f"{what} mixing {m} and {d}", caught(op), "device") for what, op in device_error_ops(m, d)
+    ]
+    check_labels(kata, cases)
 
 
 def test_classify_real_dtype_errors(kata, device):
-    for what, op in dtype_error_ops(device):
-        check_label(kata, caught(op), "dtype", f"{what} on {device} raised it")
+    cases = [(f"{what} on {device}", caught(op), "dtype") for what, op in dtype_error_ops(device)]
+    check_labels(kata, cases)
 
 
 def test_classify_other_errors_as_other(kata):
-    for what, op in OTHER_ERROR_OPS:
-        check_label(
-            kata, caught(op), "other", f"{what} raised it, which is no device or dtype mismatch"
-        )
+    cases = [(f"{what}: no mismatch", caught(op), "other") for what, op in OTHER_ERROR_OPS]
+    check_labels(kata, cases)
 
 
 def gpu_checkpoint(location: str) -> io.BytesIO:
@@ -201,7 +225,9 @@ def gpu_checkpoint(location: str) -> io.BytesIO:
     return buffer
 
 
-def test_classify_loading_a_gpu_checkpoint_without_the_gpu(kata):
+def checkpoint_errors() -> list[tuple[str, BaseException, str]]:
+    """torch.load of GPU checkpoints on machines without that GPU: (what, error, "device")."""
+    cases = []
     for location, gpus in [("cuda:0", 0), ("cuda:3", 1)]:
         with (
             mock.patch("torch.cuda.is_available", lambda n=gpus: n > 0),
@@ -209,12 +235,46 @@ def test_classify_loading_a_gpu_checkpoint_without_the_gpu(kata):
         ):
             checkpoint = gpu_checkpoint(location)
             err = caught(lambda f=checkpoint: torch.load(f, weights_only=True))
-        check_label(
-            kata,
-            err,
-            "device",
-            f"torch.load of a {location} checkpoint with {gpus} GPU(s) raised it",
+        cases.append((f"torch.load of a {location} checkpoint with {gpus} GPU(s)", err, "device"))
+    return cases
+
+
+def test_classify_loading_a_gpu_checkpoint_without_the_gpu(kata):
+    check_labels(kata, checkpoint_errors())
+
+
+def docstring_examples() -> list[tuple[str, str]]:
+    """(label, message) for each real message the stub's classify_error docstring quotes: the
+    lines after "Real messages", each `label  message`, continued on deeper-indented lines."""
+    tree = ast.parse((ROOT / "dojo" / "stubs" / "mismatch_errors.py").read_text())
+    func = next(f for f in tree.body if getattr(f, "name", None) == "classify_error")
+    lines = ast.get_docstring(func).split("Real messages", 1)[1].splitlines()
+    examples: list[tuple[str, str]] = []
+    for line in lines:
+        label, _, rest = line.strip().partition("  ")
+        if line.startswith("    ") and label in LABELS:
+            examples.append((label, rest.strip()))
+        elif line.startswith("            ") and examples:
+            examples[-1] = (examples[-1][0], f"{examples[-1][1]} {line.strip()}")
+    return examples
+
+
+def test_classify_the_messages_its_docstring_quotes(kata):
+    real = {}
+    m, d = model_and_data_devices(CPU)
+    for what, op in [*device_error_ops(m, d), *dtype_error_ops(CPU), *OTHER_ERROR_OPS]:
+        err = caught(op)
+        real[f"{type(err).__name__}: {err}"] = (what, err)
+    real |= {f"{type(e).__name__}: {e}": (what, e) for what, e, _ in checkpoint_errors()}
+    quoted = docstring_examples()
+    stale = [text for _, text in quoted if text not in real]
+    if not quoted or stale:
+        pytest.fail(
+            f"harness: the docstring of dojo/stubs/mismatch_errors.py classify_error quotes "
+            f"messages torch {torch.__version__} does not print here: {stale or 'none found'}",
+            pytrace=False,
         )
+    check_labels(kata, [(real[text][0], real[text][1], label) for label, text in quoted])
 
 
 # --- classify_error: messages that this machine cannot produce, quoted from PyTorch's source ---
@@ -380,13 +440,12 @@ SOURCE_MESSAGES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("label", "message"),
-    SOURCE_MESSAGES,
-    ids=[f"{i:02d}-{lab}" for i, (lab, _) in enumerate(SOURCE_MESSAGES)],
-)
-def test_classify_messages_from_pytorch_source(kata, label, message):
-    check_label(kata, RuntimeError(message), label, "PyTorch's source raises this message")
+def test_classify_messages_from_pytorch_source(kata):
+    cases = [
+        ("a CUDA build or an older release prints it", RuntimeError(message), label)
+        for label, message in SOURCE_MESSAGES
+    ]
+    check_labels(kata, cases)
 
 
 cuda_devices = st.sampled_from(["cuda:0", "cuda:1", "cuda:3"])
@@ -507,8 +566,8 @@ def test_device_report_lists_everything(kata, model_on, strays, kinds):
         "qualified name and every tensor input as input[i], i counting every input",
         hint=1,
     )
-    wrong = {k: (got[k], want[k]) for k in want if got[k] != want[k]}
-    assert not wrong, say(call, f"reports the wrong devices (got, real): {wrong}", hint=1)
+    wrong = [f"{k} on {got[k]} (it is on {want[k]})" for k in want if got[k] != want[k]]
+    assert not wrong, say(call, f"reports {', '.join(wrong)}", hint=1)
 
 
 def test_device_report_counts_non_tensor_inputs(kata):
@@ -521,7 +580,11 @@ def test_device_report_counts_non_tensor_inputs(kata):
         "input, and non-tensors have no device",
         hint=1,
     )
-    assert got["input[3]"] == META
+    assert got["input[3]"] == META, say(
+        "device_report(model, x, None, True, y)",
+        f"reported input[3] on {got['input[3]']}; y is on meta",
+        hint=1,
+    )
 
 
 # --- find_mismatches ----------------------------------------------------------------------------
@@ -714,5 +777,13 @@ def test_find_then_fix_lets_the_model_run(kata, device):
         [],
         hint=2,
     )
-    loss = F.cross_entropy(model(features), labels)  # runs: every tensor is where the model is
-    assert loss.device == next(model.parameters()).device and labels.dtype == torch.int64
+    assert labels.dtype == torch.int64, say(
+        f"fix_inputs(model on {m}, features, labels)",
+        f"turned the labels into {labels.dtype}; labels must stay int64",
+        hint=4,
+    )
+    say.call(  # runs: every tensor is where the model is
+        "fix_inputs(...) then F.cross_entropy(model(features), labels)",
+        lambda: F.cross_entropy(model(features), labels),
+        hint=4,
+    )

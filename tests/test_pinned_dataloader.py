@@ -26,7 +26,16 @@ from hypothesis import strategies as st
 from torch.utils.data import DataLoader, Dataset, RandomSampler, SequentialSampler, TensorDataset
 
 from tests.strategies import cpu_spellings, gpu_counts, shapes, tensors
-from tests.support import Say, fake_gpus, real_world, same_device, torch_rejects
+from tests.support import (
+    Say,
+    describe,
+    fake_gpus,
+    plain_repr,
+    quotes,
+    real_world,
+    same_device,
+    torch_rejects,
+)
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -104,12 +113,17 @@ def pretend_pinned(pinned: list[torch.Tensor]) -> Iterator[None]:
         yield
 
 
+@plain_repr
 @dataclass
 class Move:
     source: torch.Tensor
     target: torch.device | None  # None: a dtype-only conversion
     non_blocking: bool
     result: torch.Tensor
+
+    def __str__(self) -> str:
+        where = "a dtype change" if self.target is None else f"a move to {self.target}"
+        return f"{where} of {describe(self.source)} (non_blocking={self.non_blocking})"
 
 
 def _to_arguments(args: tuple, kwargs: dict) -> tuple[Any, bool]:
@@ -415,8 +429,11 @@ BAD_DEVICE_STRINGS = ["gpu", "GPU", "CUDA", "cuda:x", " cuda", "cuda0", "", "nvi
 
 def check_quoted(call: str, err: BaseException, text: str, hint: int) -> None:
     message = str(err)
-    assert repr(text) in message or f'"{text}"' in message, say(
-        call, f"raised ValueError({message!r}), which does not quote the input {text!r}", hint=hint
+    assert quotes(message, text), say(
+        call,
+        f"raised ValueError({message!r}), which does not quote the input {text!r} "
+        "(between quote marks, as {device!r} in an f-string does)",
+        hint=hint,
     )
 
 

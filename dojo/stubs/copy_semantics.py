@@ -48,7 +48,8 @@ def move(x: torch.Tensor, device: str | torch.device) -> torch.Tensor:
       when `x` is on CUDA already: a move between CPU spellings must never touch CUDA. (That
       would start CUDA, which takes time and GPU memory, and afterwards the children this
       process forks, such as DataLoader workers, can no longer use CUDA.)
-    - A device string torch cannot parse raises ValueError quoting it.
+    - A device string torch cannot parse raises ValueError quoting it between quote marks (as
+      `f"{device!r}"` does).
     - On another device, return a tensor equal to `x` there, with the same dtype.
     """
     # TODO(copy_semantics): parse the device, fill in a missing index, then compare.

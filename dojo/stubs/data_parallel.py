@@ -29,9 +29,9 @@ def parallelize(model: nn.Module, device_ids: list[int] | None = None) -> nn.Mod
 
     Return the same model object you were given (or a wrapper whose `.module` is it):
     `Module.to()` moves a model in place, so an optimizer built on its parameters stays valid.
-    `device_ids` must be a non-empty list of distinct GPU indexes that exist on this machine;
-    anything else (`[7]` on a 2-GPU machine, `[0, 0]`, `["cuda:1"]`, `[]`) raises ValueError
-    naming it.
+    `device_ids` must be a non-empty list of distinct GPU indexes (ints) that exist on this
+    machine; anything else (`[7]` on a 2-GPU machine, `[0, 0]`, `["cuda:1"]`, `[]`) raises
+    ValueError naming it, before the model is moved or wrapped.
     """
     # TODO(data_parallel): count the GPUs, check device_ids, then move, wrap or leave alone.
     raise NotImplementedError("data_parallel: parallelize")
@@ -73,7 +73,7 @@ def scatter_sizes(batch_size: int, n_devices: int) -> list[int]:
     `ceil(batch_size / n_devices)` rows except the last, which gets what is left. So 10 rows
     over 3 devices is `[4, 4, 2]`, and 4 rows over 3 devices is `[2, 2]`: a batch can use
     fewer devices than there are. A `batch_size` or `n_devices` that is not a positive int
-    raises ValueError naming it.
+    raises ValueError saying which of the two it is.
     """
     # TODO(data_parallel): ceil-divide, then count the full chunks and what is left.
     raise NotImplementedError("data_parallel: scatter_sizes")

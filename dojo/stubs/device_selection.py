@@ -41,7 +41,8 @@ def pick_device(
     - An explicit request ("cpu", "cuda:1", a `torch.device`) is parsed and checked against this
       machine. Asking for CUDA when it is disabled or absent, or for an index at or beyond the
       device count, raises ValueError naming what was asked for and what exists.
-    - A string torch cannot parse raises ValueError quoting it, never torch's RuntimeError.
+    - A string torch cannot parse raises ValueError quoting it between quote marks (as
+      `f"{text!r}"` does), never torch's RuntimeError.
     """
     # TODO(device_selection): parse, then check the type, `disable_cuda` and the index.
     raise NotImplementedError("device_selection: pick_device")
@@ -55,10 +56,12 @@ def physical_gpu_id(logical: int, visible: str | None) -> int:
     - `"2,0"`: `cuda:0` is physical GPU 2 and `cuda:1` is physical GPU 0;
     - `""`: no GPU is visible.
 
-    Spaces around entries are fine. Any entry that is not a non-negative integer, a duplicate,
-    or a `logical` index with no entry raises ValueError. (CUDA refuses none of them: it reads
-    `1.5` as 1, stops at the first entry without a leading digit, and hides every GPU when an
-    id repeats. We refuse instead.)
+    Spaces around entries are fine. Each entry, once stripped, must be digits only: `"+1"`,
+    `"0x1"`, `"1 2"`, an empty entry and a GPU UUID are all refused (this kata handles integer
+    ids only). A bad entry anywhere, a duplicate, a negative `logical`, or a `logical` index
+    with no entry raises ValueError. (CUDA refuses none of them: it reads `1.5` as 1, stops at
+    the first entry without a leading digit, and hides every GPU when an id repeats. We refuse
+    instead.)
     """
     # TODO(device_selection): split, strip and check every entry, then index into them.
     raise NotImplementedError("device_selection: physical_gpu_id")

@@ -34,7 +34,8 @@ def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
     that accelerator the DataLoader itself warns and does not pin.
 
     `device` is a string or a `torch.device`. A string torch cannot parse raises ValueError
-    quoting it, never torch's RuntimeError; a negative `num_workers` raises ValueError.
+    quoting it between quote marks (as `f"{device!r}"` does), never torch's RuntimeError; a
+    negative `num_workers` raises ValueError.
 
     >>> loader_kwargs("cuda")
     {'num_workers': 1, 'pin_memory': True}
@@ -78,7 +79,7 @@ def to_device(batch: Any, device: str | torch.device) -> Any:
     - The caller's `batch` is not changed.
 
     `device` is a string or a `torch.device`; a string torch cannot parse raises ValueError
-    quoting it.
+    quoting it between quote marks, as `loader_kwargs` does.
 
     >>> to_device({"x": torch.zeros(2), "name": "a.png"}, "cpu")
     {'x': tensor([0., 0.]), 'name': 'a.png'}
