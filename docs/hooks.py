@@ -1,15 +1,26 @@
-"""MkDocs hooks: fill kata pages from the catalogue and the mistake corpus, and let the pages'
-`exec` code blocks import `katas` and `reference`.
+"""MkDocs hooks: fill kata pages from the catalogue and the mistake corpus, let the pages'
+`exec` code blocks import `katas` and `reference`, and present code the same way on every page.
 
 Markers a page may hold:
 - `<!-- catalogue -->`: the numbered list of katas (the home page);
 - `<!-- hints -->`: the kata's hints as numbered collapsible tips (required on kata pages);
 - `<!-- mistakes -->`: the kata's mistake corpus, one line each (required on kata pages).
+
+How code is shown, on every page (pages need not do anything for it):
+- The output of an executed block (markdown-exec, `result="..."`) is put in a `.result` box
+  (`source="above"` becomes markdown-exec's `source="block"`; an output without its source is
+  wrapped), which docs/stylesheets/katas.css labels "Output" and wraps instead of cutting.
+- No code is cut off: a line too long for the column wraps, and its continuation is indented
+  four columns deeper than the line itself (a hanging indent, as editors soft-wrap). Each line
+  is a span (pymdownx.highlight `line_spans`); `on_page_content` gives each indented line its
+  depth, `--i`, which docs/stylesheets/katas.css turns into the hanging indent.
 """
 
 from __future__ import annotations
 
 import ast
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -24,9 +35,15 @@ sys.path.remove(str(ROOT))
 
 def on_config(config):
     """Let `exec` code blocks import `katas` and `reference` (mkdocs resets sys.path after
-    loading hooks, so this cannot happen at import time)."""
+    loading hooks, so this cannot happen at import time), and take the repository's address
+    from KATAS_REPO_URL / KATAS_EDIT_URI when they are set."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
+    if url := os.environ.get("KATAS_REPO_URL"):
+        config["repo_url"] = url
+        config["repo_name"] = url.rstrip("/").rsplit("/", 1)[-1]
+    if edit_uri := os.environ.get("KATAS_EDIT_URI"):
+        config["edit_uri"] = edit_uri
     return config
 
 
@@ -59,18 +76,101 @@ def _catalogue_list() -> str:
     )
 
 
+# --- how code is shown ------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^(?P<indent>[ ]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_OPTION = re.compile(r'[ ]*(?P<key>[\w-]+)="(?P<value>[^"]*)"')
+
+
+def _options(info: str) -> dict[str, str]:
+    return {m["key"]: m["value"] for m in _OPTION.finditer(info)}
+
+
+def _truthy(value: str | None) -> bool:
+    """markdown-exec's reading of a boolean option."""
+    return value is not None and value.lower() not in {"", "no", "off", "false", "0"}
+
+
+def _closing(lines: list[str], start: int, indent: str, fence: str) -> int | None:
+    """Index of the line closing the fence opened at `start`, or None."""
+    close = re.compile(rf"^{indent}{re.escape(fence[0])}{{{len(fence)},}}[ ]*$")
+    for j in range(start + 1, len(lines)):
+        if close.match(lines[j]):
+            return j
+    return None
+
+
+def _label_output(out: list[str], block: list[str], indent: str, info: str) -> None:
+    """Append the executed `block` to `out` so that its output lands in a `.result` box."""
+    options = _options(info)
+    if "result" not in options or _truthy(options.get("html")):
+        out.extend(block)  # no output box: markdown or HTML output is part of the page
+    elif options.get("source") == "above":
+        out.extend([block[0].replace('source="above"', 'source="block"', 1), *block[1:]])
+    elif "source" not in options:
+        out.extend(
+            [f'{indent}<div class="result" markdown="1">', "", *block, "", f"{indent}</div>"]
+        )
+    else:
+        out.extend(block)  # tabbed, below or console: markdown-exec lays them out itself
+
+
+def present_code(markdown: str) -> str:
+    """Box executed output, as the module docstring says."""
+    lines = markdown.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        opening = _FENCE.match(lines[i])
+        end = _closing(lines, i, opening["indent"], opening["fence"]) if opening else None
+        if opening is None or end is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        block = lines[i : end + 1]
+        indent, info = opening["indent"], opening["info"]
+        if _truthy(_options(info).get("exec")):
+            _label_output(out, block, indent, info)
+        else:
+            out.extend(block)
+        i = end + 1
+    return "\n".join(out)
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     src = page.file.src_uri
     if "<!-- catalogue -->" in markdown:
         markdown = markdown.replace("<!-- catalogue -->", _catalogue_list())
-    if not src.startswith("katas/"):
-        return markdown
-    try:
-        kata = _catalogue.get(Path(src).stem)
-    except ValueError as err:
-        raise PluginError(f"docs/{src}: {err}") from None
-    for marker, render in (("<!-- hints -->", _hints), ("<!-- mistakes -->", _mistakes)):
-        if marker not in markdown:
-            raise PluginError(f"docs/{src} must contain {marker}")
-        markdown = markdown.replace(marker, render(kata))
-    return markdown
+    if src.startswith("katas/"):
+        try:
+            kata = _catalogue.get(Path(src).stem)
+        except ValueError as err:
+            raise PluginError(f"docs/{src}: {err}") from None
+        for marker, render in (("<!-- hints -->", _hints), ("<!-- mistakes -->", _mistakes)):
+            if marker not in markdown:
+                raise PluginError(f"docs/{src} must contain {marker}")
+            markdown = markdown.replace(marker, render(kata))
+    return present_code(markdown)
+
+
+# A highlighted line: its span, then maybe a token's opening span, then its leading spaces.
+_LINE = re.compile(r'<span id="__span-[\d-]+"(?=>((?:<span class="[\w ]+">)?)( +))')
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    """Give each indented code line its depth (`--i`), for the hanging indent."""
+    return _LINE.sub(lambda m: f'{m[0]} style="--i:{len(m[2])}"', html)
+
+
+# Material fetches the repository's stars and forks from the host's API for the header's
+# repository link. The site must work offline and make no request to another host, so the
+# link stays and the fetch goes: without its data-md-component, no script touches it.
+_SOURCE_FACTS = ' data-md-component="source"'
+
+
+def on_post_page(output: str, page, config) -> str:
+    return output.replace(_SOURCE_FACTS, "")
+
+
+def on_post_template(output_content: str, template_name: str, config) -> str:
+    return output_content.replace(_SOURCE_FACTS, "")
