@@ -7,6 +7,11 @@ Markers a page may hold:
 - `<!-- mistakes -->`: the kata's mistake corpus, one line each (required on kata pages).
 
 How code is shown, on every page (pages need not do anything for it):
+- A code block that includes a whole file (`--8<-- "path"` alone in the block) is shown folded:
+  a collapsed `???` block titled with the block's `title="..."`, or the file's path. Files
+  run to hundreds of lines of up to 100 characters, in a column of about 78: the page reads as
+  prose, and a file opens on request. A fold the page wrote itself keeps its kind and title,
+  and is collapsed if it was open (`???+`).
 - The output of an executed block (markdown-exec, `result="..."`) is put in a `.result` box
   (`source="above"` becomes markdown-exec's `source="block"`; an output without its source is
   wrapped), which docs/stylesheets/katas.css labels "Output" and wraps instead of cutting.
@@ -31,6 +36,9 @@ sys.path.insert(0, str(ROOT))
 from dojo import catalogue as _catalogue  # noqa: E402
 
 sys.path.remove(str(ROOT))
+
+# The fold kind for a whole-file include that the page did not fold itself.
+FILE_FOLD_KIND = "note"
 
 
 def on_config(config):
@@ -79,6 +87,10 @@ def _catalogue_list() -> str:
 # --- how code is shown ------------------------------------------------------------------------
 
 _FENCE = re.compile(r"^(?P<indent>[ ]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_FOLD = re.compile(
+    r'^(?P<indent>[ ]*)\?\?\?\+?[ ]+(?P<kind>[\w-]+)(?:[ ]+"(?P<title>[^"]*)")?[ ]*$'
+)
+_INCLUDE = re.compile(r'^[ ]*-{1,}8<-{1,}[ ]+"(?P<path>[^":]+)"[ ]*$')
 _OPTION = re.compile(r'[ ]*(?P<key>[\w-]+)="(?P<value>[^"]*)"')
 
 
@@ -100,6 +112,24 @@ def _closing(lines: list[str], start: int, indent: str, fence: str) -> int | Non
     return None
 
 
+def _fold_file(out: list[str], block: list[str], indent: str, info: str, path: str) -> None:
+    """Append `block` (a fence including the whole file `path`) to `out`, folded."""
+    fold = _FOLD.match(out[-1]) if out else None
+    if fold and len(fold["indent"]) + 4 == len(indent):
+        # The page folded the file itself: keep its kind and title, but collapsed.
+        head = out.pop()
+        folded = [head.replace("???+", "???", 1), *block]
+    else:
+        title = _options(info).get("title", path)
+        info = _OPTION.sub(lambda m: "" if m["key"] == "title" else m[0], info).rstrip()
+        first = f"{indent}{_FENCE.match(block[0])['fence']}{info}"
+        folded = [
+            f'{indent}??? {FILE_FOLD_KIND} "{title}"',
+            *(f"    {line}" if line else line for line in [first, *block[1:]]),
+        ]
+    out.extend(folded)
+
+
 def _label_output(out: list[str], block: list[str], indent: str, info: str) -> None:
     """Append the executed `block` to `out` so that its output lands in a `.result` box."""
     options = _options(info)
@@ -116,7 +146,7 @@ def _label_output(out: list[str], block: list[str], indent: str, info: str) -> N
 
 
 def present_code(markdown: str) -> str:
-    """Box executed output, as the module docstring says."""
+    """Fold whole-file includes and box executed output, as the module docstring says."""
     lines = markdown.split("\n")
     out: list[str] = []
     i = 0
@@ -129,7 +159,10 @@ def present_code(markdown: str) -> str:
             continue
         block = lines[i : end + 1]
         indent, info = opening["indent"], opening["info"]
-        if _truthy(_options(info).get("exec")):
+        include = _INCLUDE.match(block[1]) if len(block) == 3 else None
+        if include:
+            _fold_file(out, block, indent, info, include["path"])
+        elif _truthy(_options(info).get("exec")):
             _label_output(out, block, indent, info)
         else:
             out.extend(block)
