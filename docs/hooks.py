@@ -12,6 +12,9 @@ How code is shown, on every page (pages need not do anything for it):
   run to hundreds of lines of up to 100 characters, in a column of about 78: the page reads as
   prose, and a file opens on request. A fold the page wrote itself keeps its kind and title,
   and is collapsed if it was open (`???+`).
+- Files under `tests/` stay on the page but out of the search index (`data-search-exclude`),
+  so a search for an error message lands on the prose that explains it, not on a test that
+  quotes it.
 - The output of an executed block (markdown-exec, `result="..."`) is put in a `.result` box
   (`source="above"` becomes markdown-exec's `source="block"`; an output without its source is
   wrapped), which docs/stylesheets/katas.css labels "Output" and wraps instead of cutting.
@@ -37,6 +40,8 @@ from dojo import catalogue as _catalogue  # noqa: E402
 
 sys.path.remove(str(ROOT))
 
+# Included files under these folders are shown but not indexed for search.
+NOT_SEARCHED = ("tests/",)
 # The fold kind for a whole-file include that the page did not fold itself.
 FILE_FOLD_KIND = "note"
 
@@ -114,11 +119,13 @@ def _closing(lines: list[str], start: int, indent: str, fence: str) -> int | Non
 
 def _fold_file(out: list[str], block: list[str], indent: str, info: str, path: str) -> None:
     """Append `block` (a fence including the whole file `path`) to `out`, folded."""
+    searched = not path.startswith(NOT_SEARCHED)
     fold = _FOLD.match(out[-1]) if out else None
     if fold and len(fold["indent"]) + 4 == len(indent):
         # The page folded the file itself: keep its kind and title, but collapsed.
         head = out.pop()
         folded = [head.replace("???+", "???", 1), *block]
+        outer = fold["indent"]
     else:
         title = _options(info).get("title", path)
         info = _OPTION.sub(lambda m: "" if m["key"] == "title" else m[0], info).rstrip()
@@ -127,7 +134,19 @@ def _fold_file(out: list[str], block: list[str], indent: str, info: str, path: s
             f'{indent}??? {FILE_FOLD_KIND} "{title}"',
             *(f"    {line}" if line else line for line in [first, *block[1:]]),
         ]
-    out.extend(folded)
+        outer = indent
+    if searched:
+        out.extend(folded)
+        return
+    out.extend(
+        [
+            f'{outer}<div class="kata-file" data-search-exclude markdown="1">',
+            "",
+            *folded,
+            "",
+            f"{outer}</div>",
+        ]
+    )
 
 
 def _label_output(out: list[str], block: list[str], indent: str, info: str) -> None:
