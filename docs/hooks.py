@@ -207,11 +207,40 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
 
 # A highlighted line: its span, then maybe a token's opening span, then its leading spaces.
 _LINE = re.compile(r'<span id="__span-[\d-]+"(?=>((?:<span class="[\w ]+">)?)( +))')
+# A block _fold_file left out of search. Its code cannot hold a literal </details>: the
+# highlighter escapes it.
+_NOT_SEARCHED_BLOCK = re.compile(
+    r'<div class="kata-file" data-search-exclude[^>]*>.*?</details>\s*</div>', re.S
+)
+_SEARCH_ATTRIBUTE = re.compile(r' data-search-exclude(="[^"]*")?')
+_PLACEHOLDER = re.compile(r"<!-- kata-file (\d+) -->")
+# Blocks taken out of a page while the search plugin indexes it, by page.
+_set_aside: dict[str, list[str]] = {}
 
 
 def on_page_content(html: str, page, config, files) -> str:
-    """Give each indented code line its depth (`--i`), for the hanging indent."""
-    return _LINE.sub(lambda m: f'{m[0]} style="--i:{len(m[2])}"', html)
+    """Give each indented code line its depth (`--i`), for the hanging indent; then set the
+    blocks left out of search aside until `on_page_context`.
+
+    Material's search reads every tag of a page, even inside a data-search-exclude block, and
+    the test files are most of the tags: parsing them was 1.2 s of a 7 s build. Hooks run
+    after plugins, so the search plugin indexes the page in between without them. Should that
+    order change, the blocks are indexed whole and still left out by their attribute."""
+    html = _LINE.sub(lambda m: f'{m[0]} style="--i:{len(m[2])}"', html)
+    aside = _set_aside[page.file.src_uri] = []
+
+    def set_aside(block: re.Match) -> str:
+        aside.append(_SEARCH_ATTRIBUTE.sub("", block[0], count=1))
+        return f"<!-- kata-file {len(aside) - 1} -->"
+
+    return _NOT_SEARCHED_BLOCK.sub(set_aside, html)
+
+
+def on_page_context(context, page, config, nav):
+    """Put back the blocks `on_page_content` set aside, once the page is indexed."""
+    aside = _set_aside.pop(page.file.src_uri, [])
+    page.content = _PLACEHOLDER.sub(lambda m: aside[int(m[1])], page.content)
+    return context
 
 
 # Material fetches the repository's stars and forks from the host's API for the header's
