@@ -70,18 +70,23 @@ KNOWN_ERRORS = [
 ]
 
 
+# Where an entry of dojo/errors.toml may hold its message text (a string, or a list of them).
+MESSAGE_KEYS = ("message", "messages", "phrase", "phrases", "text", "match", "error")
+
+
 def _errors_from_toml(path: Path) -> list[tuple[str, str]]:
     """(message, kata) pairs from the error index: every table (at any depth) that has a
-    `kata` and a message under one of the names below."""
+    `kata` and message text under one of MESSAGE_KEYS."""
     found: list[tuple[str, str]] = []
 
     def walk(node: object) -> None:
         if isinstance(node, dict):
-            message = next(
-                (node[k] for k in ("message", "phrase", "text", "match") if k in node), None
-            )
-            if isinstance(node.get("kata"), str) and isinstance(message, str):
-                found.append((message, node["kata"]))
+            kata = node.get("kata")
+            for key in MESSAGE_KEYS:
+                texts = node.get(key)
+                texts = [texts] if isinstance(texts, str) else texts
+                if isinstance(kata, str) and isinstance(texts, list):
+                    found.extend((t, kata) for t in texts if isinstance(t, str) and t.strip())
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
