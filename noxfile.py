@@ -151,3 +151,29 @@ def bench(session: nox.Session) -> None:
     """
     _install(session, "bench")
     session.run("python", "-m", "benchmarks", *session.posargs, env=ENV)
+
+
+@nox.session
+def site(session: nox.Session) -> None:
+    """Build the site strictly, then check it in Chromium (needs /usr/bin/chromium: Debian's
+    `apt-get install chromium`; .ci/run installs it). Screenshots land in screenshots/."""
+    session.env["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"  # pip's playwright never fetches one
+    # --no-compile: byte-compiling all of torch at install took 126 s against 68 s without (one
+    # run each, same load); the build compiles only what it imports, once, into PYCACHE.
+    session.install("--no-compile", *nox.project.dependency_groups(PYPROJECT, "docs", "browser"))
+    tmp = Path(session.create_tmp())
+    env = {**ENV, "PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(tmp / "pycache")}
+    built = tmp / "site"
+    session.run("mkdocs", "build", "--strict", "--quiet", "--site-dir", str(built), env=env)
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "--impl",
+        "reference",
+        "-p",
+        "no:cacheprovider",
+        "tests/browser",
+        *session.posargs,
+        env={**env, "KATAS_SITE_DIR": str(built)},
+    )

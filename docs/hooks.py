@@ -1,15 +1,34 @@
-"""MkDocs hooks: fill kata pages from the catalogue and the mistake corpus, and let the pages'
-`exec` code blocks import `katas` and `reference`.
+"""MkDocs hooks: fill kata pages from the catalogue and the mistake corpus, let the pages'
+`exec` code blocks import `katas` and `reference`, and present code the same way on every page.
 
 Markers a page may hold:
 - `<!-- catalogue -->`: the numbered list of katas (the home page);
 - `<!-- hints -->`: the kata's hints as numbered collapsible tips (required on kata pages);
 - `<!-- mistakes -->`: the kata's mistake corpus, one line each (required on kata pages).
+
+How code is shown, on every page (pages need not do anything for it):
+- A code block that includes a whole file (`--8<-- "path"` alone in the block) is shown folded:
+  a collapsed `???` block titled with the block's `title="..."`, or the file's path. Files
+  run to hundreds of lines of up to 100 characters, in a column of about 78: the page reads as
+  prose, and a file opens on request. A fold the page wrote itself keeps its kind and title,
+  and is collapsed if it was open (`???+`).
+- Files under `tests/` stay on the page but out of the search index (`data-search-exclude`),
+  so a search for an error message lands on the prose that explains it, not on a test that
+  quotes it.
+- The output of an executed block (markdown-exec, `result="..."`) is put in a `.result` box
+  (`source="above"` becomes markdown-exec's `source="block"`; an output without its source is
+  wrapped), which docs/stylesheets/katas.css labels "Output" and wraps instead of cutting.
+- No code is cut off: a line too long for the column wraps, and its continuation is indented
+  four columns deeper than the line itself (a hanging indent, as editors soft-wrap). Each line
+  is a span (pymdownx.highlight `line_spans`); `on_page_content` gives each indented line its
+  depth, `--i`, which docs/stylesheets/katas.css turns into the hanging indent.
 """
 
 from __future__ import annotations
 
 import ast
+import os
+import re
 import sys
 from pathlib import Path
 
@@ -21,12 +40,23 @@ from dojo import catalogue as _catalogue  # noqa: E402
 
 sys.path.remove(str(ROOT))
 
+# Included files under these folders are shown but not indexed for search.
+NOT_SEARCHED = ("tests/",)
+# The fold kind for a whole-file include that the page did not fold itself.
+FILE_FOLD_KIND = "note"
+
 
 def on_config(config):
     """Let `exec` code blocks import `katas` and `reference` (mkdocs resets sys.path after
-    loading hooks, so this cannot happen at import time)."""
+    loading hooks, so this cannot happen at import time), and take the repository's address
+    from KATAS_REPO_URL / KATAS_EDIT_URI when they are set."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
+    if url := os.environ.get("KATAS_REPO_URL"):
+        config["repo_url"] = url
+        config["repo_name"] = url.rstrip("/").rsplit("/", 1)[-1]
+    if edit_uri := os.environ.get("KATAS_EDIT_URI"):
+        config["edit_uri"] = edit_uri
     return config
 
 
@@ -59,18 +89,169 @@ def _catalogue_list() -> str:
     )
 
 
+# --- how code is shown ------------------------------------------------------------------------
+
+_FENCE = re.compile(r"^(?P<indent>[ ]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_FOLD = re.compile(
+    r'^(?P<indent>[ ]*)\?\?\?\+?[ ]+(?P<kind>[\w-]+)(?:[ ]+"(?P<title>[^"]*)")?[ ]*$'
+)
+_INCLUDE = re.compile(r'^[ ]*-{1,}8<-{1,}[ ]+"(?P<path>[^":]+)"[ ]*$')
+_OPTION = re.compile(r'[ ]*(?P<key>[\w-]+)="(?P<value>[^"]*)"')
+
+
+def _options(info: str) -> dict[str, str]:
+    return {m["key"]: m["value"] for m in _OPTION.finditer(info)}
+
+
+def _truthy(value: str | None) -> bool:
+    """markdown-exec's reading of a boolean option."""
+    return value is not None and value.lower() not in {"", "no", "off", "false", "0"}
+
+
+def _closing(lines: list[str], start: int, indent: str, fence: str) -> int | None:
+    """Index of the line closing the fence opened at `start`, or None."""
+    close = re.compile(rf"^{indent}{re.escape(fence[0])}{{{len(fence)},}}[ ]*$")
+    for j in range(start + 1, len(lines)):
+        if close.match(lines[j]):
+            return j
+    return None
+
+
+def _fold_file(out: list[str], block: list[str], indent: str, info: str, path: str) -> None:
+    """Append `block` (a fence including the whole file `path`) to `out`, folded."""
+    searched = not path.startswith(NOT_SEARCHED)
+    fold = _FOLD.match(out[-1]) if out else None
+    if fold and len(fold["indent"]) + 4 == len(indent):
+        # The page folded the file itself: keep its kind and title, but collapsed.
+        head = out.pop()
+        folded = [head.replace("???+", "???", 1), *block]
+        outer = fold["indent"]
+    else:
+        title = _options(info).get("title", path)
+        info = _OPTION.sub(lambda m: "" if m["key"] == "title" else m[0], info).rstrip()
+        first = f"{indent}{_FENCE.match(block[0])['fence']}{info}"
+        folded = [
+            f'{indent}??? {FILE_FOLD_KIND} "{title}"',
+            *(f"    {line}" if line else line for line in [first, *block[1:]]),
+        ]
+        outer = indent
+    if searched:
+        out.extend(folded)
+        return
+    out.extend(
+        [
+            f'{outer}<div class="kata-file" data-search-exclude markdown="1">',
+            "",
+            *folded,
+            "",
+            f"{outer}</div>",
+        ]
+    )
+
+
+def _label_output(out: list[str], block: list[str], indent: str, info: str) -> None:
+    """Append the executed `block` to `out` so that its output lands in a `.result` box."""
+    options = _options(info)
+    if "result" not in options or _truthy(options.get("html")):
+        out.extend(block)  # no output box: markdown or HTML output is part of the page
+    elif options.get("source") == "above":
+        out.extend([block[0].replace('source="above"', 'source="block"', 1), *block[1:]])
+    elif "source" not in options:
+        out.extend(
+            [f'{indent}<div class="result" markdown="1">', "", *block, "", f"{indent}</div>"]
+        )
+    else:
+        out.extend(block)  # tabbed, below or console: markdown-exec lays them out itself
+
+
+def present_code(markdown: str) -> str:
+    """Fold whole-file includes and box executed output, as the module docstring says."""
+    lines = markdown.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        opening = _FENCE.match(lines[i])
+        end = _closing(lines, i, opening["indent"], opening["fence"]) if opening else None
+        if opening is None or end is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        block = lines[i : end + 1]
+        indent, info = opening["indent"], opening["info"]
+        include = _INCLUDE.match(block[1]) if len(block) == 3 else None
+        if include:
+            _fold_file(out, block, indent, info, include["path"])
+        elif _truthy(_options(info).get("exec")):
+            _label_output(out, block, indent, info)
+        else:
+            out.extend(block)
+        i = end + 1
+    return "\n".join(out)
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     src = page.file.src_uri
     if "<!-- catalogue -->" in markdown:
         markdown = markdown.replace("<!-- catalogue -->", _catalogue_list())
-    if not src.startswith("katas/"):
-        return markdown
-    try:
-        kata = _catalogue.get(Path(src).stem)
-    except ValueError as err:
-        raise PluginError(f"docs/{src}: {err}") from None
-    for marker, render in (("<!-- hints -->", _hints), ("<!-- mistakes -->", _mistakes)):
-        if marker not in markdown:
-            raise PluginError(f"docs/{src} must contain {marker}")
-        markdown = markdown.replace(marker, render(kata))
-    return markdown
+    if src.startswith("katas/"):
+        try:
+            kata = _catalogue.get(Path(src).stem)
+        except ValueError as err:
+            raise PluginError(f"docs/{src}: {err}") from None
+        for marker, render in (("<!-- hints -->", _hints), ("<!-- mistakes -->", _mistakes)):
+            if marker not in markdown:
+                raise PluginError(f"docs/{src} must contain {marker}")
+            markdown = markdown.replace(marker, render(kata))
+    return present_code(markdown)
+
+
+# A highlighted line: its span, then maybe a token's opening span, then its leading spaces.
+_LINE = re.compile(r'<span id="__span-[\d-]+"(?=>((?:<span class="[\w ]+">)?)( +))')
+# A block _fold_file left out of search. Its code cannot hold a literal </details>: the
+# highlighter escapes it.
+_NOT_SEARCHED_BLOCK = re.compile(
+    r'<div class="kata-file" data-search-exclude[^>]*>.*?</details>\s*</div>', re.S
+)
+_SEARCH_ATTRIBUTE = re.compile(r' data-search-exclude(="[^"]*")?')
+_PLACEHOLDER = re.compile(r"<!-- kata-file (\d+) -->")
+# Blocks taken out of a page while the search plugin indexes it, by page.
+_set_aside: dict[str, list[str]] = {}
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    """Give each indented code line its depth (`--i`), for the hanging indent; then set the
+    blocks left out of search aside until `on_page_context`.
+
+    Material's search reads every tag of a page, even inside a data-search-exclude block, and
+    the test files are most of the tags: parsing them was 1.2 s of a 7 s build. Hooks run
+    after plugins, so the search plugin indexes the page in between without them. Should that
+    order change, the blocks are indexed whole and still left out by their attribute."""
+    html = _LINE.sub(lambda m: f'{m[0]} style="--i:{len(m[2])}"', html)
+    aside = _set_aside[page.file.src_uri] = []
+
+    def set_aside(block: re.Match) -> str:
+        aside.append(_SEARCH_ATTRIBUTE.sub("", block[0], count=1))
+        return f"<!-- kata-file {len(aside) - 1} -->"
+
+    return _NOT_SEARCHED_BLOCK.sub(set_aside, html)
+
+
+def on_page_context(context, page, config, nav):
+    """Put back the blocks `on_page_content` set aside, once the page is indexed."""
+    aside = _set_aside.pop(page.file.src_uri, [])
+    page.content = _PLACEHOLDER.sub(lambda m: aside[int(m[1])], page.content)
+    return context
+
+
+# Material fetches the repository's stars and forks from the host's API for the header's
+# repository link. The site must work offline and make no request to another host, so the
+# link stays and the fetch goes: without its data-md-component, no script touches it.
+_SOURCE_FACTS = ' data-md-component="source"'
+
+
+def on_post_page(output: str, page, config) -> str:
+    return output.replace(_SOURCE_FACTS, "")
+
+
+def on_post_template(output_content: str, template_name: str, config) -> str:
+    return output_content.replace(_SOURCE_FACTS, "")

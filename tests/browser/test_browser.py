@@ -1,0 +1,447 @@
+"""The built site in a real browser, as a reader meets it: Debian's Chromium driven by
+Playwright, on a copy of the site served from 127.0.0.1. Run it with `nox -s site`, which
+builds the site strictly first; the default `nox -s tests` does not collect this folder
+(pyproject: norecursedirs).
+
+It checks that every page loads with no console error and no request to another host, that no
+visible code block is wider than its box (desktop and phone), that executed output is boxed
+and labelled, that hints and solutions stay closed until clicked, that pasted error messages
+find the page that explains them, and that the light/dark toggle works. It saves screenshots
+of one kata page to screenshots/ (git-ignored) for a person to look at.
+
+Environment: KATAS_SITE_DIR, a built site (without it, the site is built here);
+KATAS_CHROMIUM, the browser (default /usr/bin/chromium: `apt-get install chromium`).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import subprocess
+import sys
+import threading
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+from dojo import catalogue as _catalogue
+
+pytestmark = pytest.mark.cpu
+
+ROOT = _catalogue.ROOT
+KATAS = _catalogue.katas()
+CHROMIUM = Path(os.environ.get("KATAS_CHROMIUM", "/usr/bin/chromium"))
+# Headless Chromium that makes no connection of its own: without the background-networking
+# flags it phones home at start-up, and this machine's closed network refuses it.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Any URL but this machine's own server (data: and blob: URLs are never routed).
+OFF_HOST = re.compile(r"^(?!https?://127\.0\.0\.1[:/])")
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+SCREENSHOTS = ROOT / "screenshots"
+SCREENSHOT_KATA = "mismatch_errors"
+ERRORS_TOML = ROOT / "dojo" / "errors.toml"
+
+# Messages a learner pastes into the search box, and the kata that explains each. The
+# troubleshooting page is an equally good first hit.
+KNOWN_ERRORS = [
+    ("Expected all tensors to be on the same device", "mismatch_errors"),
+    ("view size is not compatible with input tensor's size and stride", "view_vs_reshape"),
+    (
+        "a leaf Variable that requires grad is being used in an in-place operation",
+        "inplace_autograd",
+    ),
+]
+
+
+# Where an entry of dojo/errors.toml may hold its message text (a string, or a list of them).
+MESSAGE_KEYS = ("message", "messages", "phrase", "phrases", "text", "match", "error")
+
+
+def _errors_from_toml(path: Path) -> list[tuple[str, str]]:
+    """(message, kata) pairs from the error index: every table (at any depth) that has a
+    `kata` and message text under one of MESSAGE_KEYS."""
+    found: list[tuple[str, str]] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            kata = node.get("kata")
+            for key in MESSAGE_KEYS:
+                texts = node.get(key)
+                texts = [texts] if isinstance(texts, str) else texts
+                if isinstance(kata, str) and isinstance(texts, list):
+                    found.extend((t, kata) for t in texts if isinstance(t, str) and t.strip())
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(tomllib.loads(path.read_text()))
+    if not found:
+        raise ValueError(f"{path} holds no entry with a kata and a message: has its format moved?")
+    return found
+
+
+def _search_cases() -> list[tuple[str, str]]:
+    cases = list(KNOWN_ERRORS)
+    if ERRORS_TOML.is_file():
+        cases += [c for c in _errors_from_toml(ERRORS_TOML) if c not in cases]
+    return cases
+
+
+# --- the site, a server and a browser -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    given = os.environ.get("KATAS_SITE_DIR")
+    if given:
+        path = Path(given)
+        if not (path / "index.html").is_file():
+            pytest.fail(f"KATAS_SITE_DIR={given} holds no built site (no index.html)", False)
+        return path
+    path = tmp_path_factory.mktemp("site")
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(path)],
+        cwd=ROOT,
+        check=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    return path
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A page left before its search index finished downloading is not an error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+@pytest.fixture(scope="module")
+def base_url(site_dir: Path) -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(site_dir))
+    server = _Server(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.is_file():
+        pytest.fail(
+            f"no browser at {CHROMIUM}: `apt-get install chromium`, or point KATAS_CHROMIUM at "
+            "a Chromium (Playwright's own download is not used)",
+            False,
+        )
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Visit:
+    """A browser context that records console errors and stops every request that leaves
+    127.0.0.1 (recording it), so a page that needs the internet fails here, not offline."""
+
+    def __init__(self, browser: Browser, **options: object) -> None:
+        self.errors: list[str] = []
+        self.off_host: list[str] = []
+        self.context: BrowserContext = browser.new_context(**options)
+        # Only requests that leave 127.0.0.1 are routed through here (all are, by the
+        # pattern, would cost a round trip to Python per file).
+        self.context.route(OFF_HOST, self._stop)
+        self.page: Page = self.context.new_page()
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda err: self.errors.append(f"uncaught: {err}"))
+
+    def _stop(self, route) -> None:
+        self.off_host.append(route.request.url)
+        route.abort()
+
+    def _console(self, message) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
+
+    def open(self, url: str, *, search_ready: bool = False) -> Page:
+        """Load `url`; with `search_ready`, also wait until the search worker has fetched
+        and built its index (about a second: the same index on every page, so once will do)."""
+        self.page.goto(url, wait_until="load")
+        if search_ready:
+            self.page.wait_for_function(
+                "() => !/Initializing/i.test("
+                "document.querySelector('.md-search-result__meta')?.textContent ?? '')"
+            )
+        return self.page
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture(scope="module")
+def desktop(browser: Browser) -> Iterator[Visit]:
+    visit = Visit(browser, viewport=DESKTOP)
+    yield visit
+    visit.close()
+
+
+@pytest.fixture(scope="module")
+def phone(browser: Browser) -> Iterator[Visit]:
+    visit = Visit(browser, viewport=PHONE, is_mobile=True, has_touch=True)
+    yield visit
+    visit.close()
+
+
+def _pages(site_dir: Path) -> list[str]:
+    """Every page of the built site, as a path under the site's root ("" is the home page)."""
+    return sorted(
+        "" if p.parent == site_dir else f"{p.parent.relative_to(site_dir).as_posix()}/"
+        for p in site_dir.rglob("index.html")
+        if "assets" not in p.relative_to(site_dir).parts
+    )
+
+
+def _kata_page(base_url: str, kata: str) -> str:
+    return f"{base_url}katas/{kata}/"
+
+
+# --- every page, visited once per screen ----------------------------------------------------------
+
+# Visible code blocks (not inside a closed fold) whose content is wider than their box.
+OVERFLOWING_CODE = """() => [...document.querySelectorAll('.md-typeset pre > code')]
+  .filter(code => !code.closest('details:not([open])') && code.checkVisibility())
+  .filter(code => code.scrollWidth > code.clientWidth + 1)
+  .map(code => code.textContent.split('\\n').find(line => line.length > 40) ?? '')"""
+
+# Hint and solution folds: what they are called, and whether they are open and shown.
+FOLD = "article details.tip, article details.success"
+FOLDS = f"""() => [...document.querySelectorAll({FOLD!r})].map(fold => ({{
+  kind: fold.className,
+  title: fold.querySelector('summary').innerText,
+  open: fold.open,
+  shown: [...fold.children].some(c => c.tagName !== 'SUMMARY' && c.checkVisibility()),
+}}))"""
+
+OUTPUT_LABELS = """() => [...document.querySelectorAll('.md-typeset .result')]
+  .map(box => getComputedStyle(box, '::before').content)"""
+
+
+@dataclass
+class Fold:
+    """A hint or solution fold, before and after a reader clicks its title."""
+
+    kind: str
+    title: str
+    shown_before_click: bool
+    open_after_click: bool
+    shown_after_click: bool
+
+
+@dataclass
+class PageReport:
+    path: str
+    errors: list[str] = field(default_factory=list)
+    off_host: list[str] = field(default_factory=list)
+    has_h1: bool = False
+    cut_code: list[str] = field(default_factory=list)
+    widths: tuple[int, int] = (0, 0)  # the document's and the window's
+    output_labels: list[str] = field(default_factory=list)
+    folds: list[Fold] = field(default_factory=list)
+
+
+def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[str, PageReport]:
+    """Load every page once and record what the tests below check. Kata pages' hint and
+    solution folds are clicked last (`click`), after the code was measured with them shut."""
+    reports = {}
+    for path in pages:
+        visit.errors.clear()
+        visit.off_host.clear()
+        page = visit.open(base_url + path, search_ready=path == "")
+        report = PageReport(path)
+        report.has_h1 = page.locator("article h1").count() > 0
+        report.cut_code = page.evaluate(OVERFLOWING_CODE)
+        report.widths = tuple(
+            page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        )
+        report.output_labels = page.evaluate(OUTPUT_LABELS)
+        if click and path.startswith("katas/"):
+            before = page.evaluate(FOLDS)
+            for summary in page.locator(f"{FOLD} > summary").all():
+                summary.click()  # a real click, where a reader's pointer would land
+            after = page.evaluate(FOLDS)
+            report.folds = [
+                Fold(b["kind"], b["title"], b["shown"], a["open"], a["shown"])
+                for b, a in zip(before, after, strict=True)
+            ]
+        report.errors = list(visit.errors)
+        report.off_host = list(visit.off_host)
+        reports[path] = report
+    return reports
+
+
+@pytest.fixture(scope="module")
+def on_desktop(site_dir: Path, base_url: str, desktop: Visit) -> dict[str, PageReport]:
+    return _survey(desktop, base_url, _pages(site_dir), click=True)
+
+
+@pytest.fixture(scope="module")
+def on_phone(site_dir: Path, base_url: str, phone: Visit) -> dict[str, PageReport]:
+    return _survey(phone, base_url, _pages(site_dir), click=False)
+
+
+def test_the_site_has_its_pages(on_desktop):
+    for path in ["", *(f"katas/{k.name}/" for k in KATAS)]:
+        assert path in on_desktop, f"/{path} was not built; pages: {sorted(on_desktop)}"
+
+
+def test_every_page_loads_with_no_error_and_no_request_to_another_host(on_desktop):
+    problems = []
+    for path, report in on_desktop.items():
+        if not report.has_h1:
+            problems.append(f"/{path}: no h1 heading")
+        problems += [f"/{path}: console error: {e}" for e in report.errors]
+        problems += [f"/{path}: requested {url}" for url in report.off_host]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("screen", ["on_desktop", "on_phone"])
+def test_no_visible_code_is_cut_off_and_no_page_scrolls_sideways(screen, request):
+    problems = []
+    for path, report in request.getfixturevalue(screen).items():
+        problems += [f"/{path}: code cut off at: {line!r}" for line in report.cut_code]
+        document, window = report.widths
+        if document > window:
+            problems.append(f"/{path}: the page scrolls sideways ({document} px in {window})")
+    assert not problems, "\n".join(problems)
+
+
+# --- kata pages ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=[k.name for k in KATAS])
+def test_executed_output_is_boxed_and_labelled(on_desktop, kata):
+    labels = on_desktop[f"katas/{kata.name}/"].output_labels
+    assert labels, f"katas/{kata.name}: no executed output in an Output box"
+    assert set(labels) == {'"Output"'}, f"katas/{kata.name}: output labels {labels}"
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=[k.name for k in KATAS])
+def test_hints_and_solution_stay_closed_until_clicked(on_desktop, kata):
+    folds = on_desktop[f"katas/{kata.name}/"].folds
+    hints = [f.title for f in folds if "tip" in f.kind.split()]
+    solutions = [f.title for f in folds if "success" in f.kind.split()]
+    assert hints == [f"Hint {n}" for n in range(1, len(kata.hints) + 1)], (
+        f"katas/{kata.name}: hints {hints}, but the catalogue has {len(kata.hints)}"
+    )
+    assert len(solutions) == 1, f"katas/{kata.name}: solution folds {solutions}"
+    for fold in folds:
+        assert not fold.shown_before_click, f"katas/{kata.name}: {fold.title!r} shows unasked"
+        assert fold.open_after_click and fold.shown_after_click, (
+            f"katas/{kata.name}: {fold.title!r} did not open when clicked"
+        )
+
+
+# --- search -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def search(base_url: str, browser: Browser) -> Iterator:
+    """Type into the site's search box; return the first result's path."""
+    visit = Visit(browser, viewport=DESKTOP)
+    page = visit.open(base_url, search_ready=True)
+    box = page.locator("input.md-search__input")
+    meta = page.locator(".md-search-result__meta")
+
+    def first_hit(query: str) -> str:
+        box.click()
+        box.fill("")
+        page.wait_for_function("m => !/\\d/.test(m.textContent)", arg=meta.element_handle())
+        box.fill(query)
+        box.press("End")
+        page.wait_for_function(
+            "m => /\\d|No matching/.test(m.textContent)", arg=meta.element_handle()
+        )
+        hits = page.locator(".md-search-result__item > a")
+        if not hits.count():
+            return f"(nothing: {meta.inner_text()})"
+        return urlsplit(hits.first.get_attribute("href")).path
+
+    yield first_hit
+    errors = visit.errors + visit.off_host
+    visit.close()
+    assert not errors, f"searching caused: {errors}"
+
+
+@pytest.mark.parametrize("message, kata", _search_cases(), ids=lambda v: str(v)[:40])
+def test_a_pasted_error_message_finds_the_page_that_explains_it(search, message, kata):
+    hit = search(message)
+    assert f"/katas/{kata}/" in hit or "troubleshooting" in hit, (
+        f"searching {message!r} lands first on {hit}, not on katas/{kata} or troubleshooting"
+    )
+
+
+# --- theme --------------------------------------------------------------------------------------
+
+
+def _scheme(page: Page) -> str:
+    return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+
+
+def test_palette_follows_the_system_then_the_toggle(browser, base_url):
+    visit = Visit(browser, viewport=DESKTOP, color_scheme="dark")
+    try:
+        page = visit.open(base_url, search_ready=True)
+        assert _scheme(page) == "slate", "a reader whose system is dark gets the light theme"
+        page.locator("form[data-md-component=palette] label:visible").first.click()
+        page.wait_for_function("() => document.body.dataset.mdColorScheme === 'default'")
+        page.reload()
+        assert _scheme(page) == "default", "the reader's choice is forgotten on the next page"
+        page.locator("form[data-md-component=palette] label:visible").first.click()
+        page.wait_for_function("() => document.body.dataset.mdColorScheme === 'slate'")
+        assert not visit.errors, visit.errors
+    finally:
+        visit.close()
+
+
+def test_screenshots_of_a_kata_page(browser, base_url, desktop, phone, capsys):
+    SCREENSHOTS.mkdir(exist_ok=True)
+    saved = []
+    dark = Visit(browser, viewport=DESKTOP, color_scheme="dark")
+    for name, visit in (("desktop", desktop), ("phone", phone), ("desktop-dark", dark)):
+        page = visit.open(_kata_page(base_url, SCREENSHOT_KATA))
+        # Where a demo's output is: the part of a page most likely to be cut off.
+        page.locator(".md-typeset .result").first.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)  # the header's title swap animates on scroll
+        path = SCREENSHOTS / f"{SCREENSHOT_KATA}-{name}.png"
+        page.screenshot(path=path)
+        saved.append(path)
+        assert path.stat().st_size > 10_000, f"{path} is nearly empty"
+    dark.close()
+    with capsys.disabled():
+        print("\nscreenshots:", *(str(p) for p in saved), sep="\n  ")
