@@ -300,7 +300,10 @@ def _torch_state() -> dict[str, object]:
 
 def _restore(saved: dict[str, object]) -> None:
     torch.set_default_dtype(saved["default dtype"])
-    torch.set_default_device(saved["default device"])
+    # No default device is not the same as a default of cpu: setting cpu would leave a device
+    # context on torch's mode stack, which slows every later torch call.
+    device = saved["default device"]
+    torch.set_default_device(None if device == torch.device("cpu") else device)
     torch.set_grad_enabled(saved["grad mode"])
     torch.set_anomaly_enabled(*saved["anomaly mode"])
 

@@ -22,7 +22,6 @@ import re
 import subprocess
 import sys
 import threading
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
 
 from dojo import catalogue as _catalogue
+from dojo import errors
 
 pytestmark = pytest.mark.cpu
 
@@ -56,7 +56,6 @@ DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 SCREENSHOTS = ROOT / "screenshots"
 SCREENSHOT_KATA = "mismatch_errors"
-ERRORS_TOML = ROOT / "dojo" / "errors.toml"
 
 # Messages a learner pastes into the search box, and the kata that explains each. The
 # troubleshooting page is an equally good first hit.
@@ -70,39 +69,15 @@ KNOWN_ERRORS = [
 ]
 
 
-# Where an entry of dojo/errors.toml may hold its message text (a string, or a list of them).
-MESSAGE_KEYS = ("message", "messages", "phrase", "phrases", "text", "match", "error")
-
-
-def _errors_from_toml(path: Path) -> list[tuple[str, str]]:
-    """(message, kata) pairs from the error index: every table (at any depth) that has a
-    `kata` and message text under one of MESSAGE_KEYS."""
-    found: list[tuple[str, str]] = []
-
-    def walk(node: object) -> None:
-        if isinstance(node, dict):
-            kata = node.get("kata")
-            for key in MESSAGE_KEYS:
-                texts = node.get(key)
-                texts = [texts] if isinstance(texts, str) else texts
-                if isinstance(kata, str) and isinstance(texts, list):
-                    found.extend((t, kata) for t in texts if isinstance(t, str) and t.strip())
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(tomllib.loads(path.read_text()))
-    if not found:
-        raise ValueError(f"{path} holds no entry with a kata and a message: has its format moved?")
-    return found
-
-
 def _search_cases() -> list[tuple[str, str]]:
+    """The known messages, then each entry of the error index (dojo/errors.toml): its stable
+    phrase and its full message (when it is one line, as a search box takes it), each with the
+    kata that explains it, once each."""
     cases = list(KNOWN_ERRORS)
-    if ERRORS_TOML.is_file():
-        cases += [c for c in _errors_from_toml(ERRORS_TOML) if c not in cases]
+    for entry in errors.load():
+        for text in (entry.phrase, *([] if "\n" in entry.message else [entry.message])):
+            if text.strip() and all(text != known for known, _ in cases):
+                cases.append((text, entry.kata))
     return cases
 
 
@@ -398,7 +373,11 @@ def search(base_url: str, browser: Browser) -> Iterator:
     assert not errors, f"searching caused: {errors}"
 
 
-@pytest.mark.parametrize("message, kata", _search_cases(), ids=lambda v: str(v)[:40])
+@pytest.mark.parametrize(
+    "message, kata",
+    _search_cases(),
+    ids=[f"{i}-{message[:32]}" for i, (message, _) in enumerate(_search_cases())],
+)
 def test_a_pasted_error_message_finds_the_page_that_explains_it(search, message, kata):
     hit = search(message)
     assert f"/katas/{kata}/" in hit or "troubleshooting" in hit, (
