@@ -38,7 +38,9 @@ def _learner_mode(config: pytest.Config) -> bool:
 
 
 def _not_written(report: pytest.TestReport) -> str | None:
-    return next((v for k, v in report.user_properties if k == "not_implemented"), None)
+    return next(
+        (v for k, v in getattr(report, "user_properties", ()) if k == "not_implemented"), None
+    )
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -1,0 +1,1 @@
+"""Model factories for the distributed kata: picklable, so spawned ranks can receive them."""

@@ -1,0 +1,35 @@
+"""All-reduces the gradients and divides them by the world size after `backward()`, on top of
+DDP, which has already averaged them: every step is `world_size` times too small.
+
+Caught by: test_each_rank_steps_on_the_ddp_averaged_gradient
+"""
+
+import reference.distributed as _ref
+from reference.distributed import *
+
+
+def train_rank(rank, world_size, *, init_method, model_fn, dataset, epochs, batch_size, lr, seed):
+    device = _ref._device_for(rank, world_size)
+    backend = dist.get_default_backend_for_device(device)
+    dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world_size)
+    try:
+        torch.manual_seed(seed)
+        model = model_fn().to(device)
+        ddp = DistributedDataParallel(model)
+        sampler = DistributedSampler(
+            dataset, num_replicas=world_size, rank=rank, shuffle=True, seed=seed
+        )
+        loader = DataLoader(dataset, batch_size=batch_size, sampler=sampler)
+        optimizer = torch.optim.SGD(ddp.parameters(), lr=lr)
+        for epoch in range(epochs):
+            sampler.set_epoch(epoch)
+            for inputs, targets in loader:
+                optimizer.zero_grad()
+                nn.MSELoss()(ddp(inputs.to(device)), targets.to(device)).backward()
+                for p in ddp.parameters():
+                    dist.all_reduce(p.grad)
+                    p.grad /= world_size
+                optimizer.step()
+        return {name: t.detach().cpu().clone() for name, t in model.state_dict().items()}
+    finally:
+        dist.destroy_process_group()

@@ -1,0 +1,29 @@
+"""Shuffles with a plain `DataLoader(dataset, shuffle=True)` instead of a DistributedSampler:
+every rank reads the whole dataset every epoch, so the ranks repeat each other's work instead
+of sharing it.
+
+Caught by: test_ranks_read_disjoint_shards_that_cover_the_dataset
+"""
+
+import reference.distributed as _ref
+from reference.distributed import *
+
+
+def train_rank(rank, world_size, *, init_method, model_fn, dataset, epochs, batch_size, lr, seed):
+    device = _ref._device_for(rank, world_size)
+    backend = dist.get_default_backend_for_device(device)
+    dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world_size)
+    try:
+        torch.manual_seed(seed)
+        model = model_fn().to(device)
+        ddp = DistributedDataParallel(model)
+        loader = DataLoader(dataset, batch_size=batch_size, shuffle=True)
+        optimizer = torch.optim.SGD(ddp.parameters(), lr=lr)
+        for _ in range(epochs):
+            for inputs, targets in loader:
+                optimizer.zero_grad()
+                nn.MSELoss()(ddp(inputs.to(device)), targets.to(device)).backward()
+                optimizer.step()
+        return {name: t.detach().cpu().clone() for name, t in model.state_dict().items()}
+    finally:
+        dist.destroy_process_group()
