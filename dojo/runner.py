@@ -69,6 +69,15 @@ def cuda_host() -> bool:
     )
 
 
+def use_fork() -> bool:
+    """Fork from the warm parent (Linux, no GPU in sight), else spawn a fresh interpreter.
+    KATAS_RUNNER=spawn or =fork overrides, for tests and for a machine where one misbehaves."""
+    choice = os.environ.get("KATAS_RUNNER", "")
+    if choice in ("spawn", "fork"):
+        return choice == "fork"
+    return sys.platform == "linux" and not cuda_host()
+
+
 def warm_up() -> None:
     """Import what every check needs, once, in the parent. Never the learner's code."""
     import _hypothesis_pytestplugin  # noqa: F401
@@ -162,7 +171,7 @@ def check(
 ) -> dict[str, Verdict] | None:
     """Run the named katas' tests against katas/ in one child; None if `cancel()` said stop."""
     start = time.perf_counter()
-    if sys.platform == "linux" and not cuda_host():
+    if use_fork():
         outcome = _forked(lambda: _child(names, quick), time_limit, cancel)
     else:
         outcome = _spawned(names, quick, time_limit, cancel)

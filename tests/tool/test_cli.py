@@ -25,8 +25,11 @@ def repo(tmp_path: Path) -> Path:
     return copy_repo(tmp_path / "repo")
 
 
-def katas(repo: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("KATAS_REEXEC", "PYTEST"))}
+def katas(
+    repo: Path, *args: str, timeout: float = 120, **extra_env: str
+) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KATAS_", "PYTEST"))}
+    env.update(extra_env)
     return subprocess.run(
         [sys.executable, "-m", "katas", *args],
         cwd=repo,
@@ -65,6 +68,25 @@ def test_check_goes_green_when_the_stub_becomes_a_solution(repo):
     lines = after.stdout.strip().splitlines()
     assert lines[-2].startswith("✓ 1. device_selection is done"), after.stdout
     assert "Next: 2. copy_semantics" in lines[-1], after.stdout
+
+
+def test_check_in_a_spawned_interpreter_as_on_a_gpu_host(repo):
+    """On a machine that may have a GPU, checks run in a spawned interpreter, never forked from
+    one that could have touched CUDA. Same verdicts, same time limit."""
+    result = katas(repo, "check", "device_selection", "--porcelain", KATAS_RUNNER="spawn")
+    assert json.loads(result.stdout.strip().splitlines()[-1])["not_written"] > 0, result.stdout
+    solve(repo, "device_selection")
+    assert katas(repo, "check", "device_selection", KATAS_RUNNER="spawn").returncode == 0
+    path = repo / "katas" / "copy_semantics.py"
+    path.write_text(
+        path.read_text().replace(
+            'raise NotImplementedError("copy_semantics: shares_memory")',
+            "while True:\n        pass",
+        )
+    )
+    stopped = katas(repo, "check", "copy", "--time-limit", "6", KATAS_RUNNER="spawn")
+    assert "stopped after 6 s" in stopped.stdout, stopped.stdout
+    assert strays(repo) == []
 
 
 def test_check_without_a_name_takes_the_first_kata_not_done(repo):
