@@ -173,3 +173,13 @@ def real_world(device: torch.device) -> contextlib.AbstractContextManager[None]:
     exercises the CPU path even on a GPU host.
     """
     return contextlib.nullcontext() if device.type == "cuda" else fake_gpus(0)
+
+
+def tensors_of(model: torch.nn.Module) -> list[tuple[str, torch.Tensor]]:
+    """Every tensor a module owns, by name: its parameters, then its buffers."""
+    return [*model.named_parameters(), *model.named_buffers()]
+
+
+def where(model: torch.nn.Module) -> str:
+    """Where each of a module's tensors lives, for a message: `weight on cpu, bias on meta`."""
+    return ", ".join(f"{name} on {t.device}" for name, t in tensors_of(model))

@@ -29,7 +29,7 @@ from torch.utils._device import _device_constructors
 from torch.utils._pytree import tree_flatten
 
 from tests.strategies import device_spellings
-from tests.support import Say, real_world, same_device
+from tests.support import Say, real_world, same_device, tensors_of, where
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -82,14 +82,6 @@ class Arch:
 
 def archs(kinds=KINDS):
     return st.builds(Arch, st.sampled_from(kinds), sizes, sizes, sizes)
-
-
-def tensors_of(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
-    return [*model.named_parameters(), *model.named_buffers()]
-
-
-def where(model: nn.Module) -> str:
-    return ", ".join(f"{name} on {t.device}" for name, t in tensors_of(model))
 
 
 def places(device: torch.device) -> list[torch.device]:

@@ -27,7 +27,16 @@ from tests.data.model_transfer.make_checkpoint import (
     cuda_tagged_checkpoint,
 )
 from tests.strategies import cpu_spellings, device_spellings, make_tensor
-from tests.support import Say, describe, fake_gpus, plain_repr, real_world, same_device
+from tests.support import (
+    Say,
+    describe,
+    fake_gpus,
+    plain_repr,
+    real_world,
+    same_device,
+    tensors_of,
+    where,
+)
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -111,14 +120,6 @@ class Arch:
 
 def archs(kinds=KINDS):
     return st.builds(Arch, st.sampled_from(kinds), sizes, sizes, sizes)
-
-
-def tensors_of(model: nn.Module) -> list[tuple[str, torch.Tensor]]:
-    return [*model.named_parameters(), *model.named_buffers()]
-
-
-def where(model: nn.Module) -> str:
-    return ", ".join(f"{name} on {t.device}" for name, t in tensors_of(model))
 
 
 def check_names_the_split(call: str, message: str, model: nn.Module) -> None:
