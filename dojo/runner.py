@@ -120,22 +120,29 @@ def pytest_args(names: list[str]) -> list[str]:
     ]
 
 
-def _child(names: list[str], quick: bool) -> dict:
-    """In the child: run pytest on the katas' tests, output to a file; return the counts."""
+def quiet_pytest(args: list[str], plugins: tuple = ()) -> tuple[int, str]:
+    """In a child: run pytest from the repository's root with its output in a file (nobody reads
+    the child's terminal); return the exit code and the output's tail."""
+    import pytest
+
     os.chdir(ROOT)
-    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # entry points: see pytest_args
-    if quick:
-        os.environ[PROFILE_VAR] = "quick"
     log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the child
     os.dup2(log.fileno(), 1)
     os.dup2(log.fileno(), 2)
-    import pytest
+    code = int(pytest.main(args, plugins=list(plugins)))
+    log.seek(0)
+    return code, log.read()[-4000:].decode()
 
+
+def _child(names: list[str], quick: bool) -> dict:
+    """In the child: run pytest on the katas' tests; return the counts per kata."""
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # entry points: see pytest_args
+    if quick:
+        os.environ[PROFILE_VAR] = "quick"
     from dojo import progress
 
-    code = int(pytest.main(pytest_args(names)))
-    log.seek(0)
-    return {"code": code, "stats": progress.snapshot(), "output": log.read()[-4000:].decode()}
+    code, output = quiet_pytest(pytest_args(names))
+    return {"code": code, "stats": progress.snapshot(), "output": output}
 
 
 def _verdicts(names: list[str], quick: bool, outcome: dict, seconds: float) -> dict[str, Verdict]:

@@ -69,23 +69,16 @@ class _Exceptions:
 
 def _run(args: list[str]) -> dict:
     """In a forked child: run pytest quietly with `args`; return the cases and exception types."""
-    import tempfile
+    from dojo.runner import quiet_pytest
 
-    import pytest
-
-    os.chdir(ROOT)
-    log = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the child
-    os.dup2(log.fileno(), 1)
-    os.dup2(log.fileno(), 2)
     outcomes, exceptions = _Outcomes(), _Exceptions()
-    code = pytest.main(
+    code, output = quiet_pytest(
         ["-q", "-p", "no:cacheprovider", "-m", "cpu", "--tb=line", *args],
-        plugins=[outcomes, exceptions],
+        (outcomes, exceptions),
     )
     for case in outcomes.cases:
         case["exception"] = exceptions.types.get(case["name"], "")
-    log.seek(0)
-    return {"code": int(code), "cases": outcomes.cases, "output": log.read()[-3000:].decode()}
+    return {"code": code, "cases": outcomes.cases, "output": output[-3000:]}
 
 
 def _judge_mistake(kata: _catalogue.Kata, mistake: Path, outcome: dict) -> tuple[str, bool]:
