@@ -2,6 +2,7 @@
 
     python docs/build_timings.py                        # 5 builds of this tree
     python docs/build_timings.py --runs 7 --baseline ../other-checkout
+    python docs/build_timings.py --out docs/benchmarks/build.json  # for the Maintainers page
 
 Run it with the docs environment's Python (`.nox/docs/bin/python` after `nox -s docs`). Each
 build is a fresh process, as in CI, so each pays Python's start-up and `import torch`. With
@@ -16,6 +17,7 @@ Material in the build process (private names included: a phase whose function mo
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import statistics
@@ -125,34 +127,54 @@ def _build(tree: Path) -> dict[str, float | None]:
     return times
 
 
-def _median(runs: list[dict], key: str) -> str:
+def _median(runs: list[dict], key: str) -> float | None:
     values = [r.get(key) for r in runs]
-    if any(v is None for v in values) or not values:
-        return "n/a"
-    return f"{statistics.median(values):.1f} s"
+    if not values or any(v is None for v in values):
+        return None
+    return statistics.median(values)
 
 
-def table(trees: dict[str, Path], runs: int) -> str:
+def measure(trees: dict[str, Path], runs: int) -> dict:
+    """Build each tree `runs` times, alternating; the medians of every phase, per tree."""
+    load = os.getloadavg()
     results: dict[str, list[dict]] = {name: [] for name in trees}
     for n in range(runs):
         for name, tree in trees.items():
             results[name].append(_build(tree))
             print(f"run {n + 1}/{runs} {name}: {results[name][-1]['wall']:.1f} s", file=sys.stderr)
-    names = list(trees)
-    pages = sorted(
-        {k.removeprefix("exec:") for r in results[names[0]] for k in r if k.startswith("exec:")}
-    )
+    keys = sorted({k for runs_ in results.values() for r in runs_ for k in r})
+    return {
+        "date": datetime.date.today().isoformat(),
+        "cpus": os.cpu_count(),
+        "load": [round(x, 2) for x in load],
+        "runs": runs,
+        "medians": {name: {k: _median(results[name], k) for k in keys} for name in trees},
+        "walls": {name: [round(r["wall"], 2) for r in results[name]] for name in trees},
+    }
+
+
+def render(summary: dict, *, least: float = 0.0) -> str:
+    """`measure`'s result as a Markdown table; pages whose blocks took under `least` s left out."""
+    names = list(summary["medians"])
+    medians = summary["medians"]
+
+    def cell(name: str, key: str) -> str:
+        value = medians[name].get(key)
+        return "n/a" if value is None else f"{value:.1f} s"
+
     lines = [
-        f"| phase (median of {runs} builds) | " + " | ".join(names) + " |",
+        f"| phase (median of {summary['runs']} builds) | " + " | ".join(names) + " |",
         "| --- |" + " ---: |" * len(names),
     ]
     for label, key in ROWS:
-        lines.append(f"| {label} | " + " | ".join(_median(results[n], key) for n in names) + " |")
-    for page in pages:
+        lines.append(f"| {label} | " + " | ".join(cell(n, key) for n in names) + " |")
+    pages = sorted(k for k in medians[names[0]] if k.startswith("exec:"))
+    for key in pages:
+        if max((medians[n].get(key) or 0.0) for n in names) < least:
+            continue
+        page = key.removeprefix("exec:")
         lines.append(
-            f"| ... executed blocks of `{page}` | "
-            + " | ".join(_median(results[n], f"exec:{page}") for n in names)
-            + " |"
+            f"| ... executed blocks of `{page}` | " + " | ".join(cell(n, key) for n in names) + " |"
         )
     return "\n".join(lines)
 
@@ -161,7 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="builds per tree (default 5)")
     parser.add_argument("--baseline", type=Path, help="another checkout to alternate with")
+    parser.add_argument("--label", default="baseline", help="the baseline's column title")
     parser.add_argument("--child", type=Path, nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help="also write the medians to this JSON file")
     args = parser.parse_args(argv)
     if args.child:
         _child(*args.child)
@@ -172,8 +196,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.baseline:
         if not (args.baseline / "mkdocs.yml").is_file():
             parser.error(f"--baseline {args.baseline}: no mkdocs.yml there")
-        trees["baseline"] = args.baseline.resolve()
-    print(table(trees, args.runs))
+        trees[args.label] = args.baseline.resolve()
+    summary = measure(trees, args.runs)
+    print(render(summary))
+    if args.out:
+        args.out.write_text(json.dumps(summary, indent=1) + "\n")
+        print(f"wrote {args.out}", file=sys.stderr)
     return 0
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import importlib
 import importlib.metadata
 import importlib.util
@@ -463,7 +464,13 @@ def _drawn(func: ast.FunctionDef) -> set[str]:
 def cuda_tests(kata: _catalogue.Kata) -> list[CudaTest]:
     """The kata's tests that have a cuda case: those taking the `device` fixture (whose cuda
     case is marked `cuda`), those marked `cuda`, and those parametrised onto a cuda device."""
-    tree = ast.parse(kata.tests.read_text(), filename=str(kata.tests))
+    return list(_cuda_tests(kata.name, kata.tests, kata.tests.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=64)
+def _cuda_tests(name: str, path: Path, _mtime_ns: int) -> tuple[CudaTest, ...]:
+    """Parsed once per version of the file: the site's build and `doctor` ask for every kata."""
+    tree = ast.parse(path.read_text(), filename=str(path))
     module_marks: list[str] = []
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
@@ -494,7 +501,7 @@ def cuda_tests(kata: _catalogue.Kata) -> list[CudaTest]:
             if cuda_case:
                 found.append(
                     CudaTest(
-                        kata=kata.name,
+                        kata=name,
                         name=node.name,
                         line=node.lineno,
                         multi_gpu="multi_gpu" in names,
@@ -504,7 +511,7 @@ def cuda_tests(kata: _catalogue.Kata) -> list[CudaTest]:
                 )
 
     visit(tree.body, module_marks)
-    return found
+    return tuple(found)
 
 
 # --- the session's first step -----------------------------------------------------------------

@@ -208,6 +208,17 @@ def _run_here(code: str) -> list[Outcome]:
     return outcomes
 
 
+def _run_forked(code: str) -> list[Outcome]:
+    """`_run_here` in a child forked from this process: torch is imported already, and a
+    message torch shows once per process shows there unless this process has shown it."""
+    from dojo import runner
+
+    done = runner.forked(lambda: {"outcomes": [o.__dict__ for o in _run_here(code)]})
+    if "outcomes" not in done:
+        raise RuntimeError(f"reproducing in a forked child: {done['problem']}")
+    return [Outcome(**o) for o in done["outcomes"]]
+
+
 def _run_fresh(code: str) -> list[Outcome]:
     """`_run_here` in a new Python process, for messages torch shows once per process."""
     script = (
@@ -232,16 +243,29 @@ def _run_fresh(code: str) -> list[Outcome]:
     return [Outcome(**o) for o in json.loads(done.stdout.strip().splitlines()[-1])]
 
 
+def _matching(entry: Entry, outcomes: list[Outcome]) -> Outcome | None:
+    return next((o for o in outcomes if o.kind == entry.kind and entry.matches(o.text)), None)
+
+
 def reproduce(entry: Entry) -> Outcome:
     """Run the entry's example and return what torch raised or warned: the outcome of the
-    entry's kind that its patterns match, else the first one, else `none`."""
+    entry's kind that its patterns match, else the first one, else `none`.
+
+    A `fresh_process` example runs in a child forked from this process where forking is safe
+    (no torch import to pay), and in a new interpreter when that is not safe or when the fork
+    missed the message because this process had shown it already."""
+    from dojo import runner
+
     if entry.reproduce is None:
         raise ValueError(f"{entry.id} has no example to run (it needs CUDA: {entry.source})")
-    outcomes = (_run_fresh if entry.fresh_process else _run_here)(entry.reproduce)
-    for outcome in outcomes:
-        if outcome.kind == entry.kind and entry.matches(outcome.text):
-            return outcome
-    return outcomes[0] if outcomes else Outcome("none", "", "")
+    if not entry.fresh_process:
+        outcomes = _run_here(entry.reproduce)
+    else:
+        outcomes = _run_forked(entry.reproduce) if runner.use_fork() else []
+        if _matching(entry, outcomes) is None:
+            outcomes = _run_fresh(entry.reproduce)
+    found = _matching(entry, outcomes)
+    return found or (outcomes[0] if outcomes else Outcome("none", "", ""))
 
 
 # --- the Troubleshooting page -----------------------------------------------------------------

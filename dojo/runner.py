@@ -89,6 +89,7 @@ def warm_up() -> None:
     import tests.strategies
     import tests.support  # noqa: F401
 
+    warm_hypothesis()
     # Hypothesis harvests constants from every "local" module it finds in sys.modules, once
     # per new module: about a second for torch's thousands. Do it here, once, not per check.
     with contextlib.suppress(Exception), warnings.catch_warnings():  # a private helper: if it
@@ -100,6 +101,26 @@ def warm_up() -> None:
     # garbage at exit, and with torch loaded a full collection costs about a second. It also
     # keeps forked children from copying those pages.
     gc.freeze()
+
+
+def warm_hypothesis() -> None:
+    """Load Hypothesis's Unicode tables into this process, so that forked children share them.
+
+    `st.text()` draws from the characters UTF-8 can encode; Hypothesis works out which those
+    are, and each character's category, by testing all 1.1 million code points (about 1.5 s),
+    then caches the answer under `.hypothesis/unicode_data/` in the directory it was imported
+    from. A check in a fresh clone, or in a copy of the repository, would pay it in the child.
+    """
+    # The plugin first, as pytest would import it: Hypothesis warns when it has touched its
+    # storage before its plugin was loaded (HypothesisSideeffectWarning, in every check).
+    import _hypothesis_pytestplugin  # noqa: F401
+
+    with contextlib.suppress(Exception), warnings.catch_warnings():  # private helpers: if
+        warnings.simplefilter("ignore")  # they move, the first check is only slower
+        from hypothesis.internal.charmap import charmap, intervals_from_codec
+
+        charmap()
+        intervals_from_codec("utf-8")
 
 
 def pytest_args(names: list[str]) -> list[str]:
@@ -264,6 +285,15 @@ def forked_many(works: list[Callable[[], dict]], *, parallel: int, time_limit: f
             _kill(pid)
             os.close(fd)
             _reap(pid)
+
+
+def forked(work: Callable[[], dict], *, time_limit: float = TIME_LIMIT) -> dict:
+    """`work()`'s JSON-able result, computed in a child forked from this process, in its own
+    process group, and killed with that group after `time_limit` seconds. The child starts with
+    everything this process has imported (torch: no 2.5 s import) and leaves nothing behind in
+    it. Call it only where `use_fork()` is true: forking a process that has initialised CUDA
+    is unsafe."""
+    return _forked(work, time_limit, lambda: False)
 
 
 def _result(chunks: list[bytes]) -> dict:

@@ -1,8 +1,14 @@
-"""A throwaway copy of the repository, for tests and benchmarks that act as a learner would."""
+"""A throwaway copy of the repository, for tests, benchmarks and pages that act as a learner
+would."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from dojo import catalogue as _catalogue
@@ -23,3 +29,55 @@ def copy_repo(dest: Path) -> Path:
 def solve(repo: Path, name: str) -> None:
     """What a learner ends with: the reference's code in katas/<name>.py of `repo`."""
     shutil.copy(repo / "reference" / f"{name}.py", repo / "katas" / f"{name}.py")
+
+
+def katas(repo: Path, *args: str, time_limit: float = 120.0) -> subprocess.CompletedProcess:
+    """`python -m katas ARGS`, run in `repo` as a learner would; its exit code and output.
+
+    Where forking is safe (`runner.use_fork()`), the command runs in a child forked from this
+    process, which imports the repository's code afresh from `repo` but keeps torch, already
+    imported: the site's build shows a real verdict without paying a new interpreter's start.
+    Elsewhere (a possible GPU host), it runs in a new interpreter, as a learner starts it.
+    """
+    from dojo import runner
+
+    command = [sys.executable, "-m", "katas", *args]
+    if not runner.use_fork():
+        return subprocess.run(
+            command, cwd=repo, capture_output=True, text=True, timeout=time_limit, check=False
+        )
+    runner.warm_hypothesis()  # here, where its cache is, not in the child: see its docstring
+    result = runner.forked(lambda: _katas_here(Path(repo), list(args)), time_limit=time_limit)
+    if "problem" in result:
+        raise RuntimeError(f"python -m katas {' '.join(args)} in {repo}: {result['problem']}")
+    return subprocess.CompletedProcess(command, result["code"], result["stdout"], result["stderr"])
+
+
+def _own_modules() -> set[str]:
+    """The top-level names of the repository's own code: katas, dojo, tests, conftest, ..."""
+    root = _catalogue.ROOT
+    dirs = {d.name for d in root.iterdir() if not d.name.startswith(".") and any(d.glob("*.py"))}
+    return dirs | {f.stem for f in root.glob("*.py")}
+
+
+def _katas_here(repo: Path, args: list[str]) -> dict:
+    """In a forked child: forget this repository's modules, become `repo`, run the command."""
+    own = _own_modules()
+    for name in [n for n in sys.modules if n.split(".")[0] in own]:
+        del sys.modules[name]
+    root = _catalogue.ROOT
+    sys.path[:] = [str(repo)] + [p for p in sys.path if Path(p or os.curdir).resolve() != root]
+    os.chdir(repo)
+    if "hypothesis" in sys.modules:  # keep its Unicode tables, but its examples go to `repo`
+        from hypothesis.configuration import set_hypothesis_home_dir
+
+        set_hypothesis_home_dir(repo / ".hypothesis")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        from dojo import cli  # repo's own, imported anew
+
+        try:
+            code = cli.main(args)
+        except SystemExit as stop:
+            code = stop.code if isinstance(stop.code, int) else 1
+    return {"code": code, "stdout": stdout.getvalue(), "stderr": stderr.getvalue()}

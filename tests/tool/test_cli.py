@@ -89,6 +89,43 @@ def test_check_in_a_spawned_interpreter_as_on_a_gpu_host(repo):
     assert strays(repo) == []
 
 
+def test_the_sites_forked_check_says_what_the_command_says(repo):
+    """The site's build shows a real verdict through `sandbox.katas`, which forks the build's
+    own process (torch already imported) instead of starting `python -m katas`. It must print
+    what the command prints, and check the copy's code, not this checkout's."""
+    mistake = _catalogue.ROOT / "tests" / "mistakes" / "device_selection" / "off_by_one.py"
+    (repo / "katas" / "device_selection.py").write_text(mistake.read_text())
+    script = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "import torch\n"  # as in the build: torch is imported before the fork
+        "from dojo import sandbox\n"
+        "done = sandbox.katas(Path(sys.argv[1]), 'check', 'device_selection')\n"
+        "print(json.dumps([done.returncode, done.stdout, done.stderr]))\n"
+    )
+
+    def forked() -> tuple[int, str, str]:
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(repo)],
+            cwd=_catalogue.ROOT,
+            env={**os.environ, "KATAS_RUNNER": "fork"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return tuple(json.loads(done.stdout.strip().splitlines()[-1]))
+
+    code, out, err = forked()
+    real = katas(repo, "check", "device_selection")
+    assert (code, err) == (real.returncode, real.stderr) == (1, ""), (out, err, real)
+    assert out.splitlines()[0] == real.stdout.splitlines()[0], (out, real.stdout)
+    assert "returned cuda:0; expected cpu" in out, out
+    solve(repo, "device_selection")
+    code, out, err = forked()
+    assert code == 0 and "device_selection is done" in out, (out, err)
+
+
 def test_check_without_a_name_takes_the_first_kata_not_done(repo):
     solve(repo, "device_selection")
     assert katas(repo, "check", "device_selection").returncode == 0

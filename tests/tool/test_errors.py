@@ -109,6 +109,48 @@ def test_cpu_example_raises_what_the_entry_recognises(entry):
     )
 
 
+FRESH = [e for e in RUNNABLE if e.fresh_process]
+
+
+@pytest.mark.parametrize("entry", FRESH, ids=[e.id for e in FRESH])
+def test_a_once_per_process_message_is_found_after_this_process_has_shown_it(entry):
+    # A fork of a process that has shown the message cannot show it again; reproduce() must
+    # notice and start a new interpreter (the site's build may have shown it on another page).
+    reason = errors.unmet(entry.requires)
+    if reason:
+        pytest.skip(f"{entry.id} only fails without it: {reason}")
+    errors._run_here(entry.reproduce)
+    assert errors._matching(entry, errors._run_here(entry.reproduce)) is None, (
+        f"{entry.id}: shown twice in one process, so it needs no `fresh_process = true`"
+    )
+    outcome = errors.reproduce(entry)
+    assert outcome.kind == entry.kind and entry.matches(outcome.text), outcome
+
+
+@pytest.mark.skipif(not FRESH, reason="no entry needs a fresh process")
+def test_a_fork_shows_a_once_per_process_message_that_its_parent_has_not_shown():
+    # The fast path the site's build takes: no new interpreter, so no second torch import.
+    from dojo import runner
+
+    if not runner.use_fork():
+        pytest.skip("reproduce() does not fork on this machine (see dojo.runner.use_fork)")
+    script = (
+        "import sys\n"
+        "from dojo import errors\n"
+        "entry = errors.get(sys.argv[1])\n"
+        "print(errors._matching(entry, errors._run_forked(entry.reproduce)))\n"
+    )
+    for entry in FRESH:
+        done = subprocess.run(
+            [sys.executable, "-c", script, entry.id],
+            cwd=catalogue.ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert done.stdout.strip() != "None", f"{entry.id}: the forked child did not show it"
+
+
 @by_entry
 def test_find_puts_the_entry_first_for_its_message_and_phrase(entry):
     for text in (entry.message, entry.phrase, f"{entry.exception}: {entry.message}"):
