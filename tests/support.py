@@ -16,6 +16,18 @@ import pytest
 import torch
 
 from dojo import catalogue as _catalogue
+from dojo import cuda_env
+
+
+@contextlib.contextmanager
+def recorded_warnings() -> Iterator[list[warnings.WarningMessage]]:
+    """Record every warning the block raises, each time it is raised, except torch's warnings
+    about the machine (`dojo.cuda_env.HOST_WARNINGS`: a GPU too old for the wheel, NVML, more
+    DataLoader workers than CPUs), which are no learner's doing."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cuda_env.ignore_host_warnings()  # filters added later are matched first
+        yield caught
 
 
 class Raised:
@@ -39,8 +51,7 @@ class Say:
 
         The stub's own NotImplementedError passes through, so an unwritten stub reads as such.
         """
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with recorded_warnings() as caught:
             try:
                 result = function(*args, **kwargs)
             except Exception as err:

@@ -29,7 +29,7 @@ from tests.strategies import (
     tensors,
     views,
 )
-from tests.support import Say, describe, plain_repr, quotes, same_device
+from tests.support import Say, describe, plain_repr, quotes, recorded_warnings, same_device
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -423,8 +423,7 @@ def test_snapshot_never_sees_later_changes(kata, device, data):
 @FEW
 @given(s=subjects())
 def test_snapshot_raises_no_warning(kata, s):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with recorded_warnings() as caught:
         kata.snapshot(s.x)
     assert not caught, say(
         "snapshot(x)",

@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
-import warnings
 import weakref
 from collections import Counter
 from collections.abc import Iterator
@@ -42,7 +41,7 @@ from hypothesis import strategies as st
 from torch import nn
 
 from tests.strategies import make_tensor
-from tests.support import Say, real_world
+from tests.support import Say, real_world, recorded_warnings
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -309,9 +308,8 @@ def train(kata, problem: Problem, device: torch.device, *, hint: int):
     with (
         real_world(device),
         host_transfers(),
-        warnings.catch_warnings(record=True) as caught,
+        recorded_warnings() as caught,
     ):
-        warnings.simplefilter("always")
         try:
             got = kata.train_and_log(model, batches, optimizer, watch.loss_fn)
         except Exception as err:

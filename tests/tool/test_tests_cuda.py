@@ -419,6 +419,27 @@ def test_every_host_warning_matches_its_message_only_from_its_module():
         assert not w.matches(message, DeprecationWarning, module), w.message
 
 
+def test_say_call_blames_the_learner_for_their_warnings_not_for_the_machines():
+    """A kata call that makes torch warn about the machine (here an old GPU, as torch.cuda
+    warns it) must not fail as if the learner's code had warned; any other warning must."""
+    import warnings
+
+    from _pytest.outcomes import Failed
+
+    from tests.support import Say
+
+    say = Say("tests.test_device_selection")
+
+    def warns(message: str, module: str) -> str:
+        warnings.warn_explicit(message, UserWarning, "x.py", 1, module=module)
+        return "done"
+
+    old_gpu = "Found GPU0 Tesla P100-PCIE-16GB which is of compute capability (CC) 6.0."
+    assert say.call("try_gpu()", warns, old_gpu, "torch.cuda", hint=1) == "done"
+    with pytest.raises(Failed, match=r"device_selection\.try_gpu\(\) warned UserWarning: Found"):
+        say.call("try_gpu()", warns, old_gpu, "katas.device_selection", hint=1)
+
+
 # --- a throwaway venv: no numpy, pytest 8, torch borrowed -------------------------------------
 
 # torch and what `import torch` needs, linked from this venv instead of installed (1 GB), and
