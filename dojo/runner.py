@@ -245,9 +245,15 @@ def _start(work: Callable[[], dict]) -> tuple[int, int]:
             status = 1
         finally:
             os._exit(status)
-    os.close(write_end)
-    with contextlib.suppress(OSError):  # also here, so a kill right after fork reaches the group
-        os.setpgid(pid, pid)
+    try:
+        os.close(write_end)
+        with contextlib.suppress(OSError):  # also here, so a kill right after fork reaches it
+            os.setpgid(pid, pid)
+    except BaseException:  # Ctrl-C before the caller knows the child: take it down here
+        _kill(pid)
+        _reap(pid)
+        os.close(read_end)
+        raise
     return pid, read_end
 
 
@@ -303,8 +309,8 @@ def _result(chunks: list[bytes]) -> dict:
 
 
 def _forked(work: Callable[[], dict], time_limit: float, cancel) -> dict | None:
-    pid, fd = _start(work)
     chunks, deadline = [], time.monotonic() + time_limit
+    pid, fd = _start(work)
     try:
         while True:
             left = deadline - time.monotonic()

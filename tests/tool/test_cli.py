@@ -6,6 +6,7 @@ would, and runs the real command in a subprocess with this interpreter (which ha
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -40,19 +41,24 @@ def katas(
     )
 
 
-def strays(repo: Path) -> list[str]:
-    """Processes still running code from this copy (left behind by a check)."""
-    found = []
+def stray_pids(repo: Path) -> dict[int, str]:
+    """Processes still running code from this copy (left behind by a check): pid -> command."""
+    found = {}
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit() or int(proc.name) == os.getpid():
             continue
         try:
             cwd = os.readlink(proc / "cwd")
+            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             continue
         if cwd.startswith(str(repo)):
-            found.append((proc / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+            found[int(proc.name)] = command
     return found
+
+
+def strays(repo: Path) -> list[str]:
+    return list(stray_pids(repo).values())
 
 
 def test_check_goes_green_when_the_stub_becomes_a_solution(repo):
@@ -124,6 +130,33 @@ def test_the_sites_forked_check_says_what_the_command_says(repo):
     solve(repo, "device_selection")
     code, out, err = forked()
     assert code == 0 and "device_selection is done" in out, (out, err)
+
+
+def test_ctrl_c_right_after_a_fork_leaves_no_child(monkeypatch):
+    """A Ctrl-C that lands after the fork but before the runner has the child's pid in hand
+    must still take the child down (it ignores Ctrl-C itself, in its own process group)."""
+    from dojo import runner
+
+    forked, real_fork, real_setpgid = [], os.fork, os.setpgid
+
+    def fork() -> int:
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    def setpgid(pid: int, pgid: int) -> None:
+        if pid:  # the parent's call, right after the fork
+            raise KeyboardInterrupt
+        real_setpgid(pid, pgid)
+
+    monkeypatch.setattr(os, "fork", fork)
+    monkeypatch.setattr(os, "setpgid", setpgid)
+    with pytest.raises(KeyboardInterrupt):
+        runner.forked(lambda: time.sleep(60) or {}, time_limit=120)
+    assert len(forked) == 1
+    with pytest.raises(ChildProcessError):  # killed and reaped already
+        os.waitpid(forked[0], os.WNOHANG)
 
 
 def test_check_without_a_name_takes_the_first_kata_not_done(repo):
@@ -207,6 +240,7 @@ def test_watch_porcelain_reports_each_save_and_moves_on(repo):
     proc = subprocess.Popen(
         [sys.executable, "-m", "katas", "watch", "device_selection", "--porcelain"],
         cwd=repo,
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # SIGABRT prints every thread's stack
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -224,11 +258,36 @@ def test_watch_porcelain_reports_each_save_and_moves_on(repo):
         assert moved_on["kata"] == "copy_semantics"
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
+        err = _stopped_within(proc, repo, 30)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
     time.sleep(0.2)
     assert strays(repo) == []
+
+
+def _stopped_within(proc: subprocess.Popen, repo: Path, seconds: float) -> str:
+    """`proc`'s stderr once it has exited; if it has not within `seconds`, fail with what is
+    still running and where the watch is stuck (its stack, from Python's faulthandler)."""
+    try:
+        return proc.communicate(timeout=seconds)[1]
+    except subprocess.TimeoutExpired:
+        running = proc.poll() is None
+        left = stray_pids(repo)
+        if running:
+            proc.send_signal(signal.SIGABRT)
+        for pid in set(left) - {proc.pid}:  # the watch's own children: it aborts itself
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        try:
+            _, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        pytest.fail(
+            f"not stopped {seconds:g} s after Ctrl-C (the watch itself "
+            f"{'still running' if running else 'had exited'}); still running from the copy: "
+            f"{left}\nstderr:\n{err}"
+        )
 
 
 def _line(proc: subprocess.Popen, timeout: float = 120) -> str:
