@@ -273,21 +273,34 @@ def _stopped_within(proc: subprocess.Popen, repo: Path, seconds: float) -> str:
     except subprocess.TimeoutExpired:
         running = proc.poll() is None
         left = stray_pids(repo)
+        signals = _signal_state(proc.pid) if running else ""
         if running:
             proc.send_signal(signal.SIGABRT)
         for pid in set(left) - {proc.pid}:  # the watch's own children: it aborts itself
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         try:
-            _, err = proc.communicate(timeout=30)
+            out, err = proc.communicate(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
-            _, err = proc.communicate()
+            out, err = proc.communicate()
         pytest.fail(
             f"not stopped {seconds:g} s after Ctrl-C (the watch itself "
             f"{'still running' if running else 'had exited'}); still running from the copy: "
-            f"{left}\nstderr:\n{err}"
+            f"{left}\nsignal masks per thread:\n{signals}\nstdout's end:\n{out[-2000:]}"
+            f"\nstderr:\n{err}"
         )
+
+
+def _signal_state(pid: int) -> str:
+    """Each thread's pending, blocked, ignored and caught signals (hex masks; SIGINT is 0x2)."""
+    lines = []
+    for task in sorted(Path(f"/proc/{pid}/task").glob("*")):
+        with contextlib.suppress(OSError):
+            status = (task / "status").read_text().splitlines()
+            keep = ("Name", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")
+            lines.append(" ".join(x.split(":", 1)[1].strip() for x in status if x.startswith(keep)))
+    return "\n".join(lines)
 
 
 def _line(proc: subprocess.Popen, timeout: float = 120) -> str:
