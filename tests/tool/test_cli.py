@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,24 @@ def stray_pids(repo: Path) -> dict[int, str]:
 
 def strays(repo: Path) -> list[str]:
     return list(stray_pids(repo).values())
+
+
+@contextlib.contextmanager
+def ctrl_c_reaches_children() -> Iterator[None]:
+    """Start processes that Ctrl-C (SIGINT) can stop, as on a learner's terminal.
+
+    A process started with SIGINT ignored passes that on through exec, and Python then never
+    installs its KeyboardInterrupt handler. This test process may be such a one: a shell runs
+    a background job (`cmd &`, without job control) with SIGINT and SIGQUIT ignored, and so a
+    CI script started that way ran the watch where no Ctrl-C could stop it. A handler of our
+    own, unlike "ignore", is reset to the default in an exec'd child."""
+    before = signal.getsignal(signal.SIGINT)
+    if before == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def test_check_goes_green_when_the_stub_becomes_a_solution(repo):
@@ -237,14 +256,15 @@ def test_hint_shows_the_next_hint_then_any_one(repo):
 
 
 def test_watch_porcelain_reports_each_save_and_moves_on(repo):
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "katas", "watch", "device_selection", "--porcelain"],
-        cwd=repo,
-        env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # SIGABRT prints every thread's stack
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    with ctrl_c_reaches_children():
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "katas", "watch", "device_selection", "--porcelain"],
+            cwd=repo,
+            env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # SIGABRT prints every thread's stack
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     try:
         first = json.loads(_line(proc))
         assert first["kata"] == "device_selection" and not first["solved"]
