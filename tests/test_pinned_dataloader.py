@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
-import warnings
 from collections import namedtuple
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from tests.support import (
     plain_repr,
     quotes,
     real_world,
+    recorded_warnings,
     same_device,
     torch_rejects,
 )
@@ -560,8 +560,7 @@ def test_make_loader_leaves_the_dataset_where_it_is(kata, n, device):
 )
 def test_cpu_loader_does_not_warn(kata, device, size, batch_size, shuffle):
     call = f"make_loader(dataset of {size}, {batch_size}, {device!r}, shuffle={shuffle})"
-    with fake_gpus(0), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with fake_gpus(0), recorded_warnings() as caught:
         batches = list(
             kata.make_loader(numbered_dataset(size), batch_size, device, shuffle=shuffle)
         )
@@ -583,8 +582,7 @@ def test_cpu_loader_does_not_warn(kata, device, size, batch_size, shuffle):
 
 def test_gpu_loader_warns_without_a_gpu(kata):
     call = "make_loader(dataset, 4, 'cuda') on a machine without an accelerator"
-    with fake_gpus(0), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with fake_gpus(0), recorded_warnings() as caught:
         list(kata.make_loader(numbered_dataset(10), 4, "cuda"))
     pin_warnings = [w for w in caught if PIN_WARNING in str(w.message)]
     assert pin_warnings, say(
@@ -598,8 +596,7 @@ def test_gpu_loader_warns_without_a_gpu(kata):
 def test_forced_pin_path_pins_every_batch(kata):
     size, batch_size = 10, 4
     call = f"make_loader(dataset of {size} samples, {batch_size}, 'cuda', shuffle=False)"
-    with forced_pin_path() as pinned, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with forced_pin_path() as pinned, recorded_warnings() as caught:
         batches = list(kata.make_loader(NamedSamples(size), batch_size, "cuda", shuffle=False))
         stray = [str(w.message) for w in caught if PIN_WARNING in str(w.message)]
         assert not stray, say(call, f"warned: {stray}", hint=1)
@@ -692,8 +689,7 @@ def test_loader_batches_are_pinned_and_move_to_the_device(kata, device):
     computation (docs/source/notes/cuda.rst, "Use pinned memory buffers")."""
     size = 10
     call = f"make_loader(dataset of {size}, 4, {device!r}, shuffle=False)"
-    with real_world(device), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with real_world(device), recorded_warnings() as caught:
         batches = list(kata.make_loader(numbered_dataset(size), 4, device, shuffle=False))
         stray = [str(w.message) for w in caught if PIN_WARNING in str(w.message)]
         assert not stray, say(call, f"warned: {stray}", hint=1)

@@ -49,12 +49,11 @@ def stray_pids(repo: Path) -> dict[int, str]:
         if not proc.name.isdigit() or int(proc.name) == os.getpid():
             continue
         try:
-            cwd = os.readlink(proc / "cwd")
-            command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
+            if os.readlink(proc / "cwd").startswith(str(repo)):
+                command = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                found[int(proc.name)] = command
+        except OSError:  # gone meanwhile, or not ours to read
             continue
-        if cwd.startswith(str(repo)):
-            found[int(proc.name)] = command
     return found
 
 
