@@ -20,7 +20,7 @@ from dojo import requirements  # stdlib only: reads pyproject.toml
 
 nox.needs_version = ">=2025.2.9"
 nox.options.default_venv_backend = "venv"
-nox.options.sessions = ["tests", "stubs", "mistakes", "docs", "lint"]
+nox.options.sessions = ["tests", "stubs", "mistakes", "solutions", "docs", "lint"]
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
 ENV = {
@@ -86,6 +86,13 @@ def mistakes(session: nox.Session) -> None:
     """Check that the tests reject every wrong solution in tests/mistakes/."""
     _install(session, "test")
     session.run("python", "-m", "dojo.verify", "mistakes", env=ENV)
+
+
+@nox.session
+def solutions(session: nox.Session) -> None:
+    """Check that every correct solution in tests/solutions/ passes its kata's whole cpu tier."""
+    _install(session, "test")
+    session.run("python", "-m", "dojo.verify", "solutions", env=ENV)
 
 
 @nox.session(name="tests-cuda", venv_backend="none")

@@ -1,10 +1,16 @@
 """MkDocs hooks: fill kata pages from the catalogue and the mistake corpus, let the pages'
 `exec` code blocks import `katas` and `reference`, and present code the same way on every page.
 
-Markers a page may hold:
+Markers a page may hold, each alone on its line (a marker quoted in prose is left alone):
 - `<!-- catalogue -->`: the numbered list of katas (the home page);
-- `<!-- hints -->`: the kata's hints as numbered collapsible tips (required on kata pages);
-- `<!-- mistakes -->`: the kata's mistake corpus, one line each (required on kata pages).
+- `<!-- stub -->`: the stub the learner fills in, generated from the reference, folded;
+- `<!-- hints -->`: the kata's hint ladder, each rung folded and titled by what it is about;
+- `<!-- mistakes -->`: the kata's mistake corpus, one line each, folded as a spoiler;
+- `<!-- solution -->`: the reference without its solution markers, folded as a spoiler.
+Kata pages must hold the last four.
+
+Predict, then see: an executed block with `predict="on"` shows its code as a plain block and
+folds its output below it ("Output"), so a reader can guess before looking.
 
 How code is shown, on every page (pages need not do anything for it):
 - A code block that includes a whole file (`--8<-- "path"` alone in the block) is shown folded:
@@ -86,9 +92,40 @@ def _indent(text: str) -> str:
 
 
 def _hints(kata: _catalogue.Kata) -> str:
-    return "\n\n".join(
-        f'??? tip "Hint {n}"\n{_indent(hint)}' for n, hint in enumerate(kata.hints, start=1)
+    intro = (
+        "Climb only as far as you need: each hint is one rung, from the question to ask "
+        f"yourself to close to the code. `python -m katas hint {kata.name}` gives the next one."
     )
+    rungs = (
+        f'??? tip "{n}. {hint.about}"\n{_indent(hint.text)}'
+        for n, hint in enumerate(kata.hints, start=1)
+    )
+    return "\n\n".join([intro, *rungs])
+
+
+def _code_fold(kind: str, title: str, path: str, text: str) -> str:
+    """`text` as a collapsed block of Python; a four-backtick fence, so no line of it closes it."""
+    opening = f'````python title="{path}"'
+    body = "\n".join([opening, text.rstrip("\n"), "````"])
+    return f'??? {kind} "{title}"\n{_indent(body)}'
+
+
+def _stub(kata: _catalogue.Kata) -> str:
+    from dojo import source
+
+    return _code_fold(
+        "abstract",
+        f"katas/{kata.name}.py: the stub you fill in",
+        f"katas/{kata.name}.py",
+        source.stub_text(kata),
+    )
+
+
+def _solution(kata: _catalogue.Kata) -> str:
+    from dojo import source
+
+    title = f"Spoiler: the reference solution, reference/{kata.name}.py"
+    return _code_fold("success", title, f"reference/{kata.name}.py", source.solution_text(kata))
 
 
 def _mistakes(kata: _catalogue.Kata) -> str:
@@ -101,13 +138,26 @@ def _mistakes(kata: _catalogue.Kata) -> str:
         lines.append(f"- **{path.stem.replace('_', ' ')}** (`{path.relative_to(ROOT)}`): {what}")
     if not lines:
         raise PluginError(f"{kata.name}: tests/mistakes/{kata.name}/ holds no mistake")
-    return "\n".join(lines)
+    intro = (
+        "Each is a small wrong solution in the repository; CI swaps each one in for the "
+        "solution and checks that the tests reject it, with a message that teaches."
+    )
+    title = f"Spoilers: the {len(lines)} wrong solutions the tests catch"
+    return f'??? danger "{title}"\n{_indent(intro)}\n\n{_indent(chr(10).join(lines))}'
 
 
 def _catalogue_list() -> str:
     return "\n".join(
         f"{k.number}. [{k.title}](katas/{k.name}.md): {k.summary}" for k in _catalogue.katas()
     )
+
+
+def _replace_marker(markdown: str, marker: str, render) -> tuple[str, bool]:
+    """Replace `marker` where it stands alone on a line; leave a marker quoted in prose."""
+    pattern = re.compile(rf"^[ ]*{re.escape(marker)}[ ]*$", re.MULTILINE)
+    if not pattern.search(markdown):
+        return markdown, False
+    return pattern.sub(lambda _: render(), markdown), True
 
 
 # --- how code is shown ------------------------------------------------------------------------
@@ -185,6 +235,32 @@ def _label_output(out: list[str], block: list[str], indent: str, info: str) -> N
         out.extend(block)  # tabbed, below or console: markdown-exec lays them out itself
 
 
+def _predict(out: list[str], block: list[str], indent: str, info: str) -> None:
+    """Append an executed `predict="on"` block: its code as a plain block, then its output
+    folded below it, so the reader can predict first."""
+    fence = _FENCE.match(block[0])["fence"]
+    language = info.strip().split()[0] if info.strip() else "python"
+    code = block[1:-1]
+    bare = _OPTION.sub(
+        lambda m: "" if m["key"] in ("predict", "source", "title") else m[0], info
+    ).rstrip()
+    if "result" not in _options(bare):
+        bare += ' result="text"'  # what a Python block prints is text, not markdown
+    out.extend([f"{indent}{fence}{language}", *code, f"{indent}{fence}", ""])
+    out.append(f'{indent}??? example "Output: what torch {_torch_version()} printed"')
+    inner = indent + "    "
+    shifted = [
+        f"    {line}" if line else line for line in [f"{indent}{fence}{bare}", *code, block[-1]]
+    ]
+    _label_output(out, shifted, inner, bare)
+
+
+def _torch_version() -> str:
+    import torch
+
+    return torch.__version__.split("+")[0]
+
+
 def present_code(markdown: str) -> str:
     """Fold whole-file includes and box executed output, as the module docstring says."""
     lines = markdown.split("\n")
@@ -202,6 +278,8 @@ def present_code(markdown: str) -> str:
         include = _INCLUDE.match(block[1]) if len(block) == 3 else None
         if include:
             _fold_file(out, block, indent, info, include["path"])
+        elif _truthy(_options(info).get("exec")) and _truthy(_options(info).get("predict")):
+            _predict(out, block, indent, info)
         elif _truthy(_options(info).get("exec")):
             _label_output(out, block, indent, info)
         else:
@@ -210,19 +288,26 @@ def present_code(markdown: str) -> str:
     return "\n".join(out)
 
 
+KATA_MARKERS = {
+    "<!-- stub -->": _stub,
+    "<!-- hints -->": _hints,
+    "<!-- mistakes -->": _mistakes,
+    "<!-- solution -->": _solution,
+}
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     src = page.file.src_uri
-    if "<!-- catalogue -->" in markdown:
-        markdown = markdown.replace("<!-- catalogue -->", _catalogue_list())
+    markdown, _ = _replace_marker(markdown, "<!-- catalogue -->", _catalogue_list)
     if src.startswith("katas/"):
         try:
             kata = _catalogue.get(Path(src).stem)
         except ValueError as err:
             raise PluginError(f"docs/{src}: {err}") from None
-        for marker, render in (("<!-- hints -->", _hints), ("<!-- mistakes -->", _mistakes)):
-            if marker not in markdown:
-                raise PluginError(f"docs/{src} must contain {marker}")
-            markdown = markdown.replace(marker, render(kata))
+        for marker, render in KATA_MARKERS.items():
+            markdown, found = _replace_marker(markdown, marker, lambda r=render: r(kata))
+            if not found:
+                raise PluginError(f"docs/{src} must contain {marker} alone on a line")
     return present_code(markdown)
 
 

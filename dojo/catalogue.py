@@ -1,4 +1,5 @@
-"""Read `dojo/catalogue.toml`, the one list of katas, their order, titles and hints."""
+"""Read `dojo/catalogue.toml`, the one list of katas: their order, titles, hint ladders and
+pitfalls."""
 
 from __future__ import annotations
 
@@ -13,12 +14,35 @@ CATALOGUE = Path(__file__).with_name("catalogue.toml")
 
 
 @dataclass(frozen=True)
+class Hint:
+    """One rung of a kata's hint ladder: what it is about (its title) and its text."""
+
+    about: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Pitfall:
+    """The mistake a learner who has not met the lesson most likely makes first: a file of the
+    mistake corpus, and the lesson its failure message teaches."""
+
+    mistake: str
+    lesson: str
+
+
+HINT_RUNGS = 4
+"""Every kata's ladder: 1. the question to ask; 2. the torch feature; 3. the shape of a
+solution; 4. close to the code."""
+
+
+@dataclass(frozen=True)
 class Kata:
     number: int
     name: str
     title: str
     summary: str
-    hints: tuple[str, ...]
+    hints: tuple[Hint, ...]
+    pitfall: Pitfall | None = None
 
     def __repr__(self) -> str:  # short, so a failing self-check does not print every hint
         return f"Kata({self.name!r})"
@@ -26,11 +50,6 @@ class Kata:
     @property
     def stub(self) -> Path:
         return ROOT / "katas" / f"{self.name}.py"
-
-    @property
-    def pristine(self) -> Path:
-        """The stub as shipped: what `reset` restores and the stub checks run on."""
-        return ROOT / "dojo" / "stubs" / f"{self.name}.py"
 
     @property
     def reference(self) -> Path:
@@ -48,6 +67,11 @@ class Kata:
     def mistakes(self) -> Path:
         return ROOT / "tests" / "mistakes" / self.name
 
+    @property
+    def solutions(self) -> Path:
+        """Correct solutions written differently from the reference: all must pass."""
+        return ROOT / "tests" / "solutions" / self.name
+
     def unwritten(self, err: BaseException) -> bool:
         """Is `err` this kata's stub saying "not written yet"? Stubs raise NotImplementedError
         naming the kata first, which tells it from torch's own ("Cannot copy out of meta")."""
@@ -55,7 +79,9 @@ class Kata:
 
     def hint_ref(self, n: int) -> str:
         """Where a learner reads hint `n`, as said in test failure messages."""
-        return f"hint {n}: `python -m katas hint {self.name} {n}` or docs/katas/{self.name}.md"
+        about = self.hints[n - 1].about if 1 <= n <= len(self.hints) else ""
+        title = f" ({about})" if about else ""
+        return f"hint {n}{title}: python -m katas hint {self.name} {n}"
 
 
 @cache
@@ -69,7 +95,8 @@ def katas() -> tuple[Kata, ...]:
             name=e["name"],
             title=e["title"],
             summary=e["summary"],
-            hints=tuple(e["hints"]),
+            hints=tuple(Hint(about=h["about"], text=h["text"]) for h in e["hints"]),
+            pitfall=Pitfall(**e["pitfall"]) if "pitfall" in e else None,
         )
         for i, e in enumerate(entries, start=1)
     )

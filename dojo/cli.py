@@ -291,7 +291,7 @@ def cmd_hint(args) -> int:
         return 0
     else:
         n = shown + 1
-    print(f"{kata.name}, hint {n} of {len(hints)}: {hints[n - 1]}")
+    print(f"{kata.name}, hint {n} of {len(hints)}: {hints[n - 1].about}\n{hints[n - 1].text}")
     if n > shown:
         seen[kata.name] = n
         _write_state("hints", seen)
@@ -314,14 +314,18 @@ def cmd_solution(args) -> int:
                 f"`python -m katas check {kata.name}` says what is left; "
                 f"`python -m katas solution {kata.name} --force` shows it anyway."
             )
+    from dojo import source
+
     print(f"# reference/{kata.name}.py\n")
-    print(kata.reference.read_text())
+    print(source.solution_text(kata))
     return 0
 
 
 def cmd_reset(args) -> int:
+    from dojo import source
+
     kata = _kata(args.name)
-    original = kata.pristine.read_text()
+    original = source.stub_text(kata)
     current = kata.stub.read_text() if kata.stub.exists() else None
     if current == original:
         print(f"katas/{kata.name}.py is already the original stub; nothing to do.")

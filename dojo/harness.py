@@ -1,7 +1,7 @@
 """The harness every kata's tests run on (a plugin, loaded by the root conftest.py).
 
 - `--impl katas|reference|stubs` picks the package under test (default: `katas`, your own
-  code; `stubs` is the pristine copies in dojo/stubs/);
+  code; `stubs` is the stubs generated from the references, in memory: dojo/source.py);
   `--impl-file PATH` loads one file instead (the mistake corpus uses it).
 - The `kata` fixture is the module under test; tests call functions through it.
 - The `device` fixture runs a test once on cpu (marked `cpu`) and once on cuda (marked `cuda`,
@@ -50,7 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         choices=("katas", "reference", "stubs"),
         default="katas",
         help="which package to test: your katas (default), the reference solutions, or the "
-        "pristine stubs in dojo/stubs/",
+        "pristine stubs generated from them",
     )
     group.addoption(
         "--impl-file",
@@ -141,16 +141,19 @@ def _load(config: pytest.Config, kata: _catalogue.Kata):
     key = (str(impl_file) if impl_file else impl, kata.name)
     if key in _loaded:
         return _loaded[key]
-    package = {"stubs": "dojo.stubs"}.get(impl, impl)
-    where = impl_file or Path(*package.split(".")) / f"{kata.name}.py"
+    where = impl_file or Path(impl) / f"{kata.name}.py"
     try:
-        if impl_file is not None:
+        if impl == "stubs" and impl_file is None:
+            from dojo import source
+
+            module = source.stub_module(kata)
+        elif impl_file is not None:
             spec = importlib.util.spec_from_file_location(f"_impl_{kata.name}", impl_file)
             module = importlib.util.module_from_spec(spec)
             sys.modules[spec.name] = module
             spec.loader.exec_module(module)
         else:
-            module = importlib.import_module(f"{package}.{kata.name}")
+            module = importlib.import_module(f"{impl}.{kata.name}")
     except Exception as err:  # a learner's syntax error is reported once, not a traceback dump
         _broken[key] = import_problem(err, Path(where))
     if key in _broken:  # outside the except block, so no "during handling" chain is shown

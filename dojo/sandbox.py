@@ -18,11 +18,30 @@ IGNORE = shutil.ignore_patterns(
 )
 
 
+def _ignore(root: Path):
+    """IGNORE, and the learner's room (`katas/` at the top) as a whole."""
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        skipped = set(IGNORE(folder, names))
+        return skipped | ({"katas"} if Path(folder) == root else set())
+
+    return ignore
+
+
 def copy_repo(dest: Path) -> Path:
-    """Copy the repository to `dest` (no .git, venvs or caches), with pristine stubs in katas/."""
-    shutil.copytree(_catalogue.ROOT, dest, ignore=IGNORE)
+    """Copy the repository to `dest` (no .git, venvs or caches), with pristine stubs in katas/.
+
+    Nothing of the learner's is copied: katas/ is built afresh from the stubs the references
+    generate and the tool's own `katas/__main__.py`, so a learner's stray file there (an
+    `__init__.py`, a scratch script) is never run by the repository's checks."""
+    from dojo import source
+
+    root = _catalogue.ROOT
+    shutil.copytree(root, dest, ignore=_ignore(root))
+    (dest / "katas").mkdir()
+    shutil.copy(root / "katas" / "__main__.py", dest / "katas" / "__main__.py")
     for kata in _catalogue.katas():
-        shutil.copy(kata.pristine, dest / "katas" / f"{kata.name}.py")
+        (dest / "katas" / f"{kata.name}.py").write_text(source.stub_text(kata), encoding="utf-8")
     return dest
 
 

@@ -1,13 +1,16 @@
 """Repository invariants that a plain test run cannot show: `python -m dojo.verify CHECK`.
 
-- `stubs`: every cpu-tier kata test fails against the pristine stubs (dojo/stubs/), and fails
-  with the stub's NotImplementedError: not an ImportError, a collection error or a wrong
-  assertion.
+- `stubs`: every cpu-tier kata test fails against the stubs generated from the references
+  (dojo/source.py), and fails with the stub's NotImplementedError: not an ImportError, a
+  collection error or a wrong assertion.
 - `mistakes`: every file in tests/mistakes/<name>/ is swapped in for the kata module, and the
   tests its docstring names (`Caught by: test_a, test_b`) run on it: at least one must fail,
   with an assertion (a learner message), not a crash, an import error or "not written".
-- `pristine`: katas/ ships exactly the pristine stubs (maintainers' CI only: a learner's clone
-  holds their own work there).
+- `solutions`: every file in tests/solutions/<name>/ (a correct solution written differently
+  from the reference) is swapped in for the kata module and passes the kata's whole cpu tier:
+  the mirror of `mistakes`, proof that the tests check behaviour, not the reference's recipe.
+- `pristine`: katas/ ships exactly the stubs its references generate (maintainers' CI only: a
+  learner's clone holds their own work there).
 
 Checks run in children forked from one warm parent that has imported torch, pytest and
 hypothesis once (dojo/runner.py), two at a time. Output is counts only, so the mistake corpus
@@ -176,24 +179,82 @@ def check_stubs(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> li
             problems.append(f"{c['name']} failed for the wrong reason: {c['message'][:300]}")
         elif verbose:
             print(f"not written, as it should be: {c['name']}")
-    print(f"stubs: {len(outcome['cases'])} cpu-tier kata tests ran against dojo/stubs/")
+    print(f"stubs: {len(outcome['cases'])} cpu-tier kata tests ran against the generated stubs")
+    return problems
+
+
+def _judge_solution(solution: Path, outcome: dict) -> tuple[str, bool]:
+    rel = solution.relative_to(ROOT)
+    if "problem" in outcome:
+        return f"BROKEN {rel}: {outcome['problem']}", False
+    cases = outcome["cases"]
+    bad = [c for c in cases if c["outcome"] in ("failed", "error")]
+    if outcome["code"] == 5 or not cases:
+        return f"BROKEN {rel}: no test ran", False
+    if bad or outcome["code"] != 0:
+        c = bad[0] if bad else {"name": "pytest", "message": outcome["output"][-1500:]}
+        more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+        return (
+            f"REJECTED {rel}: a correct solution failed {c['name']}{more}, so that test checks "
+            f"a recipe, not the contract: {c['message'][:1500]}",
+            False,
+        )
+    passed = sum(c["outcome"] == "passed" for c in cases)
+    return f"passes {rel}: {passed} tests", True
+
+
+def check_solutions(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> list[str]:
+    """Every correct solution in tests/solutions/<name>/ passes its kata's whole cpu tier."""
+    from dojo import runner
+
+    problems, jobs = [], []
+    for kata in katas:
+        files = sorted(kata.solutions.glob("*.py"))
+        if not files:
+            problems.append(f"{kata.name}: tests/solutions/{kata.name}/ holds no solution")
+        tests = str(kata.tests.relative_to(ROOT))
+        jobs += [(kata, f, [f"--impl-file={f.relative_to(ROOT)}", tests]) for f in files]
+    runner.warm_up()
+    start, passed = time.perf_counter(), 0
+    expected = Counter(kata.name for kata, _, _ in jobs)
+    per_kata: dict[str, list[int]] = {}
+    works = [lambda args=args: _run(args) for _, _, args in jobs]
+    for index, outcome in runner.forked_many(works, parallel=os.cpu_count() or 2, time_limit=300):
+        kata, solution, _ = jobs[index]
+        line, ok = _judge_solution(solution, outcome)
+        tally = per_kata.setdefault(kata.name, [0, 0])
+        tally[0] += ok
+        tally[1] += 1
+        passed += ok
+        if not ok:
+            problems.append(line)
+            print(f"FAIL: {line}", flush=True)
+        elif verbose:
+            print(line, flush=True)
+        if tally[1] == expected[kata.name]:
+            print(f"{kata.name}: {tally[0]} of {tally[1]} correct solutions pass", flush=True)
+    seconds = time.perf_counter() - start
+    print(f"solutions: {passed} of {len(jobs)} pass in {seconds:.0f} s")
     return problems
 
 
 def check_pristine(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> list[str]:
-    """Maintainers only (CI runs it, `nox` does not): katas/ ships exactly the pristine stubs."""
+    """Maintainers only (CI runs it, `nox` does not): katas/ ships exactly the generated stubs."""
+    from dojo import source
+
     problems = [
-        f"katas/{k.name}.py differs from {k.pristine.relative_to(ROOT)}: edit both, or copy one"
+        f"katas/{k.name}.py is not what reference/{k.name}.py generates: edit the reference, "
+        f"then `python -m dojo.source write {k.name}`"
         for k in katas
-        if not k.stub.is_file() or k.stub.read_bytes() != k.pristine.read_bytes()
+        if source.differs(k)
     ]
-    print(f"pristine: {len(katas) - len(problems)} of {len(katas)} stubs in katas/ as shipped")
+    print(f"pristine: {len(katas) - len(problems)} of {len(katas)} stubs in katas/ as generated")
     return problems
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dojo.verify", description=__doc__)
-    parser.add_argument("check", choices=("stubs", "mistakes", "pristine"))
+    parser.add_argument("check", choices=("stubs", "mistakes", "solutions", "pristine"))
     parser.add_argument("--kata", action="append", help="only this kata (repeatable)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every verdict")
     args = parser.parse_args(argv)
@@ -201,7 +262,12 @@ def main(argv: list[str] | None = None) -> int:
         katas = tuple(map(_catalogue.get, args.kata)) if args.kata else _catalogue.katas()
     except ValueError as err:
         parser.error(str(err))
-    check = {"stubs": check_stubs, "mistakes": check_mistakes, "pristine": check_pristine}
+    check = {
+        "stubs": check_stubs,
+        "mistakes": check_mistakes,
+        "solutions": check_solutions,
+        "pristine": check_pristine,
+    }
     problems = check[args.check](katas, args.verbose)
     for p in problems:
         print(f"FAIL: {p}", file=sys.stderr)

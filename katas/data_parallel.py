@@ -1,79 +1,64 @@
 """DataParallel: wrap a model for several GPUs only when there are several, and undo the wrapper.
 
-`nn.DataParallel` splits each batch along dim 0 across the GPUs, runs a copy of the model on
-each and gathers the outputs; DistributedDataParallel is what PyTorch recommends instead. Both
-hide your model in `.module`, which is why their checkpoints have keys starting `module.`. Read
-docs/katas/data_parallel.md, then fill in each function.
+`nn.DataParallel` splits each batch along dim 0, runs a replica of the model on every GPU and
+gathers the outputs. PyTorch recommends DistributedDataParallel instead, even on one machine;
+both keep the real model in `.module`, which is why their checkpoints' keys start `module.`.
+
+Write each function so that its docstring holds: the docstring is the contract.
+The ideas and experiments: docs/katas/data_parallel.md (the site: python -m katas docs).
 
 Check it:  python -m katas check data_parallel
-Stuck?     python -m katas hint data_parallel
+Stuck?     python -m katas hint data_parallel   (one rung of the hint ladder at a time)
 (`nox -s learn` watches your files and re-checks on every save.)
 """
 
 from __future__ import annotations
 
-import torch  # noqa: F401  (you will need it)
+from collections import OrderedDict
+
+import torch
 from torch import nn
 
 
 def parallelize(model: nn.Module, device_ids: list[int] | None = None) -> nn.Module:
-    """Spread `model` over the usable GPUs: `device_ids`, or all of them when it is None.
+    """Spread `model` over the usable GPUs (all of them when `device_ids` is None).
 
-    - Two or more GPUs: return `nn.DataParallel(model, device_ids=...)`, with the model moved
-      to `cuda:{device_ids[0]}` first. DataParallel keeps the master copy of the parameters on
-      the first GPU and copies it to the others on every forward; it refuses to run when the
-      parameters are anywhere else.
-    - Exactly one GPU: return the model moved to that GPU, not wrapped. A wrapper around one
-      GPU only costs time and renames every `state_dict` key.
-    - No GPU: return the model itself, unchanged, on the CPU.
-
-    Return the same model object you were given (or a wrapper whose `.module` is it):
-    `Module.to()` moves a model in place, so an optimizer built on its parameters stays valid.
-    `device_ids` must be a non-empty list of distinct GPU indexes (ints) that exist on this
-    machine; anything else (`[7]` on a 2-GPU machine, `[0, 0]`, `["cuda:1"]`, `[]`) raises
-    ValueError naming it, before the model is moved or wrapped.
+    Two or more: `nn.DataParallel` over them, with the model on `device_ids[0]` first, since
+    DataParallel keeps the master copy there. One: the model moved to that GPU, unwrapped.
+    None: the model itself, unchanged. A GPU index that does not exist is a ValueError, raised
+    before the model is moved or wrapped.
     """
-    # TODO(data_parallel): count the GPUs, check device_ids, then move, wrap or leave alone.
+    # TODO(data_parallel): write parallelize; the docstring above is the contract.
     raise NotImplementedError("data_parallel: parallelize")
 
 
 def unwrap(model: nn.Module) -> nn.Module:
-    """Return the model inside a DataParallel or DistributedDataParallel wrapper.
+    """The model inside a DataParallel or DistributedDataParallel wrapper, or `model` itself.
 
-    Any other module is returned as it is. Use this to save, inspect or reach the attributes of
-    the real model, whichever way it was wrapped. Decide by the wrapper's type, not by
-    `hasattr(model, "module")`: a plain model may have its own submodule called `module`.
+    Test the type, not `hasattr(model, "module")`: a plain model may well have a submodule
+    that happens to be called `module`.
     """
-    # TODO(data_parallel): both wrappers keep the real model in `.module`.
+    # TODO(data_parallel): write unwrap; the docstring above is the contract.
     raise NotImplementedError("data_parallel: unwrap")
 
 
 def strip_module_prefix(state_dict: dict) -> dict:
-    """Return a new state dict with a leading `module.` removed from every key.
+    """A new state dict with the leading `module.` removed from every key, if every key has it.
 
-    A wrapped model's `state_dict()` names its entries `module.<name>`; a plain model expects
-    `<name>`. Strip only when every key starts with `module.`, and strip it once, at the start
-    only (`module.module.w` becomes `module.w`, `submodule.weight` is left alone). When some key
-    lacks the prefix, or there are no keys, return the state with its keys unchanged.
-
-    - Never change the dict you were given: the caller may still need it.
-    - Keep the key order, and keep `state_dict._metadata` (an OrderedDict from each submodule's
-      name to its version, which `load_state_dict` hands to modules that convert old
-      checkpoints): copy it to the result with its keys stripped the same way. In it, `""` is
-      the wrapper's own entry and `"module"` the model's, which becomes the new `""`.
+    Otherwise (some keys lack it, or there are no keys) a copy with the same keys. The input is
+    never changed. Key order is kept, and so is `_metadata` (each submodule's version, which
+    `load_state_dict` passes on), with its keys stripped the same way.
     """
-    # TODO(data_parallel): check all keys first, then build a new OrderedDict and its _metadata.
+    # TODO(data_parallel): write strip_module_prefix; the docstring above is the contract.
     raise NotImplementedError("data_parallel: strip_module_prefix")
 
 
 def scatter_sizes(batch_size: int, n_devices: int) -> list[int]:
-    """Return how many rows each device gets when DataParallel scatters a batch along dim 0.
+    """How many rows each device gets when DataParallel scatters a batch along dim 0.
 
-    DataParallel splits the batch with `batch.chunk(n_devices)`: every chunk has
-    `ceil(batch_size / n_devices)` rows except the last, which gets what is left. So 10 rows
-    over 3 devices is `[4, 4, 2]`, and 4 rows over 3 devices is `[2, 2]`: a batch can use
-    fewer devices than there are. A `batch_size` or `n_devices` that is not a positive int
-    raises ValueError saying which of the two it is.
+    DataParallel calls `batch.chunk(n_devices)`: every chunk has `ceil(batch / n)` rows except
+    the last, which gets what is left, so there may be fewer chunks than devices.
+    10 over 3 gives [4, 4, 2]; 4 over 3 gives [2, 2].
     """
-    # TODO(data_parallel): ceil-divide, then count the full chunks and what is left.
+    # TODO(data_parallel): write scatter_sizes; the docstring above is the contract.
     raise NotImplementedError("data_parallel: scatter_sizes")

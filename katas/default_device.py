@@ -1,13 +1,16 @@
 """Default device: build tensors and models straight on a device, or on `meta` with no memory at
 all, and turn a `meta` model into a real one.
 
-Older tutorials call `torch.set_default_tensor_type(torch.cuda.FloatTensor)`, which is
-deprecated. Today `with torch.device("cuda"):` makes a device the default for the factory calls
-inside the block, and `torch.set_default_device` does it for the whole program. Read
-docs/katas/default_device.md, then fill in each function.
+`with torch.device(d):` makes `d` the default device for the factory calls inside the block
+(`torch.zeros`, `torch.empty`, `torch.tensor`, the `torch.empty` inside every `nn.Linear`) and
+puts the old default back when the block ends, even on an exception. That replaces the
+deprecated `torch.set_default_tensor_type(torch.cuda.FloatTensor)` of older tutorials.
+
+Write each function so that its docstring holds: the docstring is the contract.
+The ideas and experiments: docs/katas/default_device.md (the site: python -m katas docs).
 
 Check it:  python -m katas check default_device
-Stuck?     python -m katas hint default_device
+Stuck?     python -m katas hint default_device   (one rung of the hint ladder at a time)
 (`nox -s learn` watches your files and re-checks on every save.)
 """
 
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np  # noqa: F401  (you will need it)
+import numpy as np
 import torch
 from torch import nn
 
@@ -23,57 +26,45 @@ from torch import nn
 def build_on(device: str | torch.device, factory: Callable[[], nn.Module]) -> nn.Module:
     """Call `factory()` with `device` as the default device, and return the model it builds.
 
-    `factory` takes no arguments and returns an `nn.Module`, say `lambda: nn.Linear(4, 2)`.
-    Every tensor it creates without naming a device must be created on `device` directly:
-    nothing allocated on the CPU first and then copied with `.to(device)`. On `meta` (tensors
-    with a shape and a dtype but no data) that means nothing is allocated at all, so even
-    `nn.Linear(10**5, 10**5)`, 40 GB of float32, is built in a moment.
+    Every tensor the factory creates without naming a device is created on `device` directly:
+    nothing is allocated on the CPU and copied over. On `meta` nothing is allocated at all, so
+    even a 10⁵ × 10⁵ `nn.Linear` (40 GB of float32) is built in a moment.
 
-    Afterwards the default device and the default dtype must be what they were before, whether
-    `factory` returned or raised (let its exception through). A device string torch does not
-    understand raises ValueError naming it.
-
-    >>> build_on("meta", lambda: nn.Linear(10**5, 10**5)).weight.device
-    device(type='meta')
+    `with torch.device(device):` does it, and restores the caller's default device when the
+    block ends, whether `factory` returns or raises. `torch.set_default_device` would change the
+    default for the whole program; `torch.set_default_tensor_type` is deprecated and also
+    changes the default dtype.
     """
-    # TODO(default_device): make `device` the default only while factory() runs.
+    # TODO(default_device): write build_on; the docstring above is the contract.
     raise NotImplementedError("default_device: build_on")
 
 
 def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
     """Give a model built on `meta` real, initialised tensors on `device`; return `model` itself.
 
-    `model.to(device)` cannot do it: a meta tensor has no data to copy. Instead:
-
     1. `model.to_empty(device=device)` allocates every parameter and buffer on `device`,
-       without initialising them: they hold whatever was in that memory.
-    2. Then every module that holds parameters or buffers of its own (`recurse=False`) runs its
-       `reset_parameters()`, in `model.modules()` order: the order a normal build initialises
-       them in. With the same seed, the result then equals the model built on `device`.
+       uninitialised (`.to()` refuses: a meta tensor has no data to copy).
+    2. Each module that holds parameters or buffers of its own then runs its
+       `reset_parameters()`, in `model.modules()` order, which is the order a normal build
+       initialises them in. With the same seed, the result equals a model built on `device`.
 
-    Buffers count: BatchNorm's running statistics are buffers, and a BatchNorm with
-    `affine=False` has buffers but no parameters.
+    Buffers count: BatchNorm's `reset_parameters()` calls `reset_running_stats()`, which sets
+    `running_mean` to 0, `running_var` to 1 and `num_batches_tracked` to 0.
 
-    Raise ValueError and change nothing when `device` is `meta` (no data there either), when
-    some parameter or buffer is not on `meta` (name it: to_empty would throw its values away),
-    or when a module holds tensors but has no `reset_parameters()` to initialise them (name its
-    class).
+    A tensor that is not on `meta` would lose its values: ValueError. So would a module that
+    holds tensors but has no `reset_parameters()` to initialise them: ValueError, naming it.
     """
-    # TODO(default_device): check the model, to_empty, then reset each module that holds tensors.
+    # TODO(default_device): write materialize; the docstring above is the contract.
     raise NotImplementedError("default_device: materialize")
 
 
 def creates_on(device: str | torch.device) -> dict[str, torch.device]:
-    """Find out where four ways of making a tensor put it, inside `with torch.device(device):`.
+    """Where four ways of making a tensor put it, inside `with torch.device(device):`.
 
-    Return a dict with exactly these keys, each mapped to the `torch.device` of what it made
-    (for `nn.Linear`, of its weight):
-
-        {"torch.zeros": ..., "torch.tensor": ..., "torch.from_numpy": ..., "nn.Linear": ...}
-
-    Make a small tensor with each one (`torch.zeros(2)`, `torch.tensor([1.0, 2.0])`,
-    `torch.from_numpy(np.zeros(2))`, `nn.Linear(2, 2)`) and report where it landed. Leave the
-    default device as you found it.
+    Returns `{"torch.zeros": ..., "torch.tensor": ..., "torch.from_numpy": ..., "nn.Linear":
+    ...}`, each value the `torch.device` of what was made (for `nn.Linear`, of its weight).
+    Factories follow the default device; `torch.from_numpy` shares the numpy array's memory,
+    which is on the CPU, so it ignores the default device.
     """
-    # TODO(default_device): make one tensor with each inside `with torch.device(device):`.
+    # TODO(default_device): write creates_on; the docstring above is the contract.
     raise NotImplementedError("default_device: creates_on")

@@ -1,17 +1,19 @@
 """In-place ops and autograd: change tensors in place without breaking the gradients.
 
-In-place operations (`fill_`, `sub_`, `+=`) save memory, but autograd needs to know about them:
-every tensor carries a version counter (`t._version`) that each in-place change bumps, and
-backward refuses to use a saved tensor whose version moved. Read docs/katas/inplace_autograd.md,
-then fill in each function.
+Autograd tracks every in-place change with a version counter. Parameters are changed in place
+inside `torch.no_grad()`, never through `.data`; a tensor saved for backward is never changed.
+
+Write each function so that its docstring holds: the docstring is the contract.
+The ideas and experiments: docs/katas/inplace_autograd.md (the site: python -m katas docs).
 
 Check it:  python -m katas check inplace_autograd
-Stuck?     python -m katas hint inplace_autograd
+Stuck?     python -m katas hint inplace_autograd   (one rung of the hint ladder at a time)
 (`nox -s learn` watches your files and re-checks on every save.)
 """
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable
 
 import torch
@@ -19,56 +21,32 @@ from torch import nn
 
 
 def init_constant_(model: nn.Module, value: float) -> nn.Module:
-    """Set every parameter of `model` to `value`, in place, and return `model` itself.
+    """Set every parameter of `model` to `value` in place and return `model`.
 
-    "In place" matters: an optimizer built before this call holds the Parameter objects, so
-    they must stay the very same objects, still leaves (`is_leaf`, no `grad_fn`), with the
-    `requires_grad` they had (a frozen parameter is set too and stays frozen). A forward and
-    backward pass must work afterwards.
-
-    Autograd refuses an in-place change to a leaf that requires grad, unless you tell it that
-    this change is not part of any computation. Do not use `.data` for that: a write through
-    `.data` is invisible to the version counter (`p._version` does not move), so it also hides
-    real mistakes. The tests check that each parameter's `_version` went up.
-
-    Only parameters change: buffers such as BatchNorm's `running_mean` are not parameters.
-
-    >>> model = init_constant_(nn.Linear(2, 1), 0.5)
-    >>> model.weight
-    Parameter containing:
-    tensor([[0.5000, 0.5000]], requires_grad=True)
+    Under `torch.no_grad()` the in-place `fill_` is allowed on a leaf that requires grad, is not
+    recorded in the graph, and bumps the parameter's `_version`, unlike a write through `.data`.
+    Buffers (such as BatchNorm's running statistics) are not parameters and stay as they are.
     """
-    # TODO(inplace_autograd): fill each of model.parameters(), with autograd not recording.
+    # TODO(inplace_autograd): write init_constant_; the docstring above is the contract.
     raise NotImplementedError("inplace_autograd: init_constant_")
 
 
 def sgd_step_(params: Iterable[torch.Tensor], lr: float) -> None:
-    """Take one hand-written SGD step: `p <- p - lr * p.grad` for every parameter, in place.
+    """One plain SGD step: `p -= lr * p.grad` in place for each parameter, then clear its grad.
 
-    - `params` is any iterable of parameters, often the generator `model.parameters()`, which
-      can be iterated only once.
-    - Update each parameter in place (its `_version` goes up, it stays the same leaf object),
-      without autograd recording the update.
-    - Then clear its grad: `backward()` adds into `.grad`, so a grad left behind would be added
-      to the next step's. Setting `p.grad = None` (what `Optimizer.zero_grad()` does) and
-      `p.grad.zero_()` are both accepted.
-    - A parameter whose `.grad` is None took no part in the loss: leave it untouched.
-
-    Return None, like the other in-place updates in torch.
+    `params` may be a one-shot generator such as `model.parameters()`, so it is read once.
+    Parameters whose `.grad` is None took no part in the loss and are left alone. Grads are
+    cleared by setting them to None, as `Optimizer.zero_grad()` does by default.
     """
-    # TODO(inplace_autograd): one pass over params; update in place, then clear the grad.
+    # TODO(inplace_autograd): write sgd_step_; the docstring above is the contract.
     raise NotImplementedError("inplace_autograd: sgd_step_")
 
 
 def sigmoid_plus_one(x: torch.Tensor) -> torch.Tensor:
-    """Return `torch.sigmoid(x) + 1`, with gradients autograd can compute.
+    """Return `sigmoid(x) + 1` as a new tensor, with correct gradients.
 
-    The derivative of sigmoid is `s * (1 - s)` where `s = sigmoid(x)`, so autograd saves the
-    output `s` for backward. Adding 1 to `s` in place would overwrite what backward needs: torch
-    notices through the version counter, but only when `backward()` runs. Make a new tensor
-    instead, and leave `x` itself unchanged.
-
-    `x` may or may not require grad; the result has `x`'s shape, dtype and device.
+    `torch.sigmoid` saves its output for backward (its derivative is `s * (1 - s)`), so that
+    output must not be changed in place: the `+ 1` makes a new tensor.
     """
-    # TODO(inplace_autograd): one line, with no in-place operation in it.
+    # TODO(inplace_autograd): write sigmoid_plus_one; the docstring above is the contract.
     raise NotImplementedError("inplace_autograd: sigmoid_plus_one")

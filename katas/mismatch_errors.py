@@ -1,51 +1,22 @@
-"""Mismatch errors: read device and dtype errors, find what is misplaced, and fix the inputs.
+"""Mismatch errors: read device and dtype errors, find what is on the wrong device, fix the inputs.
 
-An op needs all its tensors on one device, and most ops want one floating dtype. Forget a
-`.to(device)` and PyTorch raises; the message depends on the op, the release and the build. Read
-docs/katas/mismatch_errors.md, then fill in each function.
+Every tensor an op touches must live on one device, and most ops want one floating dtype. When
+that is not so, PyTorch raises; this module reads those errors and repairs the usual cause.
+
+Write each function so that its docstring holds: the docstring is the contract.
+The ideas and experiments: docs/katas/mismatch_errors.md (the site: python -m katas docs).
 
 Check it:  python -m katas check mismatch_errors
-Stuck?     python -m katas hint mismatch_errors
+Stuck?     python -m katas hint mismatch_errors   (one rung of the hint ladder at a time)
 (`nox -s learn` watches your files and re-checks on every save.)
 """
 
 from __future__ import annotations
 
+import re
+
 import torch
 from torch import nn
-
-
-def device_report(model: nn.Module, *inputs) -> dict[str, torch.device]:
-    """Where everything lives: `{name: torch.device}` for the model and the inputs.
-
-    - every parameter, by its qualified name (`"0.weight"`, `"encoder.fc.bias"`);
-    - every buffer, by its qualified name (`"1.running_mean"`): buffers are tensors the model
-      keeps but does not train, such as BatchNorm's running statistics, and they must be on
-      the model's device just as much as the weights;
-    - every tensor input, as `"input[0]"`, `"input[1]"`, ... by its position in `inputs`.
-      An input that is not a tensor (a flag, `None`) has no device and is left out, but the
-      positions still count it: in `device_report(model, x, True, y)`, `y` is `"input[2]"`.
-
-    A `model` that is not an `nn.Module` raises TypeError.
-    """
-    # TODO(mismatch_errors): named_parameters(), named_buffers(), then the tensor inputs.
-    raise NotImplementedError("mismatch_errors: device_report")
-
-
-def find_mismatches(model: nn.Module, *inputs) -> list[str]:
-    """The names from `device_report` that are not on the model's device; `[]` means all is well.
-
-    The model's device is the one device all its parameters are on: the inputs follow the
-    model, never the other way round, so the first input is no reference (it may be the very
-    tensor you forgot to move). Buffers count like everything else.
-
-    When there is no such device, the question has no answer, and ValueError says why:
-    - the model has no parameters at all;
-    - its parameters are spread over several devices (a half-moved model): the message names
-      the devices, and some parameters on each.
-    """
-    # TODO(mismatch_errors): find the parameters' device, then compare every report entry to it.
-    raise NotImplementedError("mismatch_errors: find_mismatches")
 
 
 def classify_error(err: BaseException) -> str:
@@ -96,25 +67,30 @@ def classify_error(err: BaseException) -> str:
                 non-singleton dimension 1
         other   ValueError: Expected input batch_size (3) to match target batch_size (2).
     """
-    # TODO(mismatch_errors): print real errors, find the phrases they share, match those.
+    # TODO(mismatch_errors): write classify_error; the docstring above is the contract.
     raise NotImplementedError("mismatch_errors: classify_error")
 
 
-def fix_inputs(model: nn.Module, *inputs) -> tuple:
-    """Return the inputs as a tuple, every tensor moved to the model's device.
+def device_report(model: nn.Module, *inputs) -> dict[str, torch.device]:
+    """The device of every parameter and buffer (by qualified name) and tensor input (`input[i]`).
 
-    - floating tensors (`x.is_floating_point()`) are also cast to the model's floating dtype,
-      the dtype of its floating parameters: float64 data meets a float32 model, float32 data
-      a half-precision one;
-    - integer and bool tensors keep their dtype: labels and indices must stay integers
-      (`cross_entropy` takes int64 or uint8 class indices, `nn.Embedding` integer indices);
-    - anything that is not a tensor is returned as it is;
-    - a tensor already on the right device with the right dtype comes back as the very same
-      object, with no copy (that is what `Tensor.to` does when there is nothing to do);
-    - the caller's tensors are never changed in place.
-
-    The model's device is found as in `find_mismatches`, with the same ValueErrors. A model
-    whose floating parameters have more than one dtype is a ValueError too.
+    Inputs that are not tensors have no device and are left out; `i` still counts them.
     """
-    # TODO(mismatch_errors): one `.to(...)` per tensor; only floating ones get a dtype.
+    # TODO(mismatch_errors): write device_report; the docstring above is the contract.
+    raise NotImplementedError("mismatch_errors: device_report")
+
+
+def find_mismatches(model: nn.Module, *inputs) -> list[str]:
+    """The names in `device_report` that are not on the device of the model's parameters."""
+    # TODO(mismatch_errors): write find_mismatches; the docstring above is the contract.
+    raise NotImplementedError("mismatch_errors: find_mismatches")
+
+
+def fix_inputs(model: nn.Module, *inputs) -> tuple:
+    """Every input moved to the model's device; floating inputs also cast to its floating dtype.
+
+    Integer and bool tensors (labels, indices, masks) keep their dtype, and non-tensors are
+    returned as they are. `Tensor.to` returns the input itself when nothing changes.
+    """
+    # TODO(mismatch_errors): write fix_inputs; the docstring above is the contract.
     raise NotImplementedError("mismatch_errors: fix_inputs")

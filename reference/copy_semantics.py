@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+# BEGIN SOLUTION
 # dtypes numpy has no equivalent for, and the exact, wider dtype used instead.
 _WIDER = {torch.bfloat16: torch.float32, torch.complex32: torch.complex64}
 _WIDER.update(
@@ -20,11 +21,16 @@ _WIDER.update(
         if hasattr(torch, name)
     }
 )
+# END SOLUTION
 
 
+# BEGIN SOLUTION
 def _check_tensor(function: str, name: str, value: object) -> None:
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{function}: {name} must be a torch.Tensor, not {type(value).__name__}")
+
+
+# END SOLUTION
 
 
 def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -33,6 +39,7 @@ def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
     Compare storages, not `data_ptr()`: a slice starts elsewhere in the same storage. An empty
     storage holds no memory, so it shares nothing.
     """
+    # BEGIN SOLUTION
     _check_tensor("shares_memory(a, b)", "a", a)
     _check_tensor("shares_memory(a, b)", "b", b)
     if a.device != b.device:
@@ -41,8 +48,10 @@ def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
     a0, b0 = sa.data_ptr(), sb.data_ptr()
     # Two byte ranges [start, end) overlap when each starts before the other ends.
     return a0 < b0 + sb.nbytes() and b0 < a0 + sa.nbytes()
+    # END SOLUTION
 
 
+# BEGIN SOLUTION
 def _resolved(device: torch.device, x_device: torch.device) -> torch.device:
     """`device` with its index filled in, asking CUDA only when `x` is on CUDA already."""
     if device.index is not None:
@@ -54,12 +63,16 @@ def _resolved(device: torch.device, x_device: torch.device) -> torch.device:
     return device
 
 
+# END SOLUTION
+
+
 def move(x: torch.Tensor, device: str | torch.device) -> torch.Tensor:
     """Put `x` on `device`: `x` itself when it is already there, else a copy there.
 
     "cpu", "cpu:0" and torch.device("cpu") all name the one CPU, and "cuda" names the current
     GPU, so compare type and index after filling in the missing index.
     """
+    # BEGIN SOLUTION
     _check_tensor(f"move(x, {device!r})", "x", x)
     if isinstance(device, str):
         try:
@@ -80,6 +93,7 @@ def move(x: torch.Tensor, device: str | torch.device) -> torch.Tensor:
     if (here.type, here.index) == (there.type, there.index):
         return x
     return x.to(target)
+    # END SOLUTION
 
 
 def snapshot(x: torch.Tensor) -> torch.Tensor:
@@ -88,8 +102,10 @@ def snapshot(x: torch.Tensor) -> torch.Tensor:
     `detach()` cuts the graph but shares memory and the version counter; `clone()` owns its
     memory but stays in the graph. Together they give a snapshot.
     """
+    # BEGIN SOLUTION
     _check_tensor("snapshot(x)", "x", x)
     return x.detach().clone()
+    # END SOLUTION
 
 
 def to_numpy(x: torch.Tensor, *, copy: bool = False) -> np.ndarray:
@@ -100,6 +116,7 @@ def to_numpy(x: torch.Tensor, *, copy: bool = False) -> np.ndarray:
     needed (detach, to the CPU, to a wider dtype, resolve the bits) runs, and copies at most
     once. `copy=True` always gives an array that owns its memory.
     """
+    # BEGIN SOLUTION
     _check_tensor("to_numpy(x)", "x", x)
     if x.device.type == "meta":
         raise ValueError(f"to_numpy(x): x is on the meta device, which holds no values ({x!r})")
@@ -121,6 +138,7 @@ def to_numpy(x: torch.Tensor, *, copy: bool = False) -> np.ndarray:
     if copy and not fresh:
         array = array.copy()
     return array
+    # END SOLUTION
 
 
 def from_numpy(a: np.ndarray, *, copy: bool = False) -> torch.Tensor:
@@ -130,6 +148,7 @@ def from_numpy(a: np.ndarray, *, copy: bool = False) -> torch.Tensor:
     writable array. When one is missing, `copy=False` raises ValueError (as numpy 2 does for
     `np.asarray(a, copy=False)`), and `copy=True` still works.
     """
+    # BEGIN SOLUTION
     if not isinstance(a, np.ndarray):
         hint = " (it is a tensor already)" if isinstance(a, torch.Tensor) else ""
         raise TypeError(f"from_numpy(a): a must be a numpy.ndarray, not {type(a).__name__}{hint}")
@@ -152,3 +171,4 @@ def from_numpy(a: np.ndarray, *, copy: bool = False) -> torch.Tensor:
             "pass copy=True"
         )
     return torch.from_numpy(a)
+    # END SOLUTION

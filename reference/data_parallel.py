@@ -12,17 +12,28 @@ from collections import OrderedDict
 import torch
 from torch import nn
 
+# BEGIN SOLUTION
 _PREFIX = "module."
+# END SOLUTION
 
 
+# BEGIN SOLUTION
 def _gpu_count() -> int:
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
+# END SOLUTION
+
+
+# BEGIN SOLUTION
 def _is_int(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+# END SOLUTION
+
+
+# BEGIN SOLUTION
 def _checked_ids(device_ids: object, n: int) -> list[int]:
     """`device_ids` as a list of distinct, existing GPU indexes, or a ValueError naming it."""
     exists = f"this machine has {n} GPU(s)" + (f" (0 to {n - 1})" if n else "")
@@ -48,6 +59,9 @@ def _checked_ids(device_ids: object, n: int) -> list[int]:
     return list(device_ids)
 
 
+# END SOLUTION
+
+
 def parallelize(model: nn.Module, device_ids: list[int] | None = None) -> nn.Module:
     """Spread `model` over the usable GPUs (all of them when `device_ids` is None).
 
@@ -56,6 +70,7 @@ def parallelize(model: nn.Module, device_ids: list[int] | None = None) -> nn.Mod
     None: the model itself, unchanged. A GPU index that does not exist is a ValueError, raised
     before the model is moved or wrapped.
     """
+    # BEGIN SOLUTION
     if not isinstance(model, nn.Module):
         raise TypeError(f"parallelize(model={model!r}): expected an nn.Module")
     n = _gpu_count()
@@ -66,6 +81,7 @@ def parallelize(model: nn.Module, device_ids: list[int] | None = None) -> nn.Mod
     if len(ids) == 1:
         return model
     return nn.DataParallel(model, device_ids=ids)
+    # END SOLUTION
 
 
 def unwrap(model: nn.Module) -> nn.Module:
@@ -74,9 +90,11 @@ def unwrap(model: nn.Module) -> nn.Module:
     Test the type, not `hasattr(model, "module")`: a plain model may well have a submodule
     that happens to be called `module`.
     """
+    # BEGIN SOLUTION
     while isinstance(model, nn.DataParallel | nn.parallel.DistributedDataParallel):
         model = model.module
     return model
+    # END SOLUTION
 
 
 def strip_module_prefix(state_dict: dict) -> dict:
@@ -86,6 +104,7 @@ def strip_module_prefix(state_dict: dict) -> dict:
     never changed. Key order is kept, and so is `_metadata` (each submodule's version, which
     `load_state_dict` passes on), with its keys stripped the same way.
     """
+    # BEGIN SOLUTION
     if not isinstance(state_dict, dict):
         raise TypeError(f"strip_module_prefix: expected a dict, not {type(state_dict).__name__}")
     strip = bool(state_dict) and all(
@@ -106,6 +125,7 @@ def strip_module_prefix(state_dict: dict) -> dict:
             new_meta[key] = dict(value) if isinstance(value, dict) else value
         result._metadata = new_meta
     return result
+    # END SOLUTION
 
 
 def scatter_sizes(batch_size: int, n_devices: int) -> list[int]:
@@ -115,6 +135,7 @@ def scatter_sizes(batch_size: int, n_devices: int) -> list[int]:
     the last, which gets what is left, so there may be fewer chunks than devices.
     10 over 3 gives [4, 4, 2]; 4 over 3 gives [2, 2].
     """
+    # BEGIN SOLUTION
     for name, value in (("batch_size", batch_size), ("n_devices", n_devices)):
         if not _is_int(value) or value < 1:
             raise ValueError(
@@ -124,3 +145,4 @@ def scatter_sizes(batch_size: int, n_devices: int) -> list[int]:
     chunk = -(-batch_size // n_devices)  # ceil
     full, rest = divmod(batch_size, chunk)
     return [chunk] * full + ([rest] if rest else [])
+    # END SOLUTION

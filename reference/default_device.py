@@ -16,6 +16,7 @@ import torch
 from torch import nn
 
 
+# BEGIN SOLUTION
 def _as_device(device: str | torch.device, func: str) -> torch.device:
     if isinstance(device, torch.device):
         return device
@@ -31,12 +32,19 @@ def _as_device(device: str | torch.device, func: str) -> torch.device:
         ) from None
 
 
+# END SOLUTION
+
+
+# BEGIN SOLUTION
 def _own_tensors(module: nn.Module) -> list[str]:
     """Names of the parameters and buffers `module` holds itself (not its children's)."""
     return [
         *(name for name, _ in module.named_parameters(recurse=False)),
         *(name for name, _ in module.named_buffers(recurse=False)),
     ]
+
+
+# END SOLUTION
 
 
 def build_on(device: str | torch.device, factory: Callable[[], nn.Module]) -> nn.Module:
@@ -51,6 +59,7 @@ def build_on(device: str | torch.device, factory: Callable[[], nn.Module]) -> nn
     default for the whole program; `torch.set_default_tensor_type` is deprecated and also
     changes the default dtype.
     """
+    # BEGIN SOLUTION
     target = _as_device(device, f"build_on({device!r}, factory)")
     if not callable(factory):
         raise TypeError(
@@ -65,6 +74,7 @@ def build_on(device: str | torch.device, factory: Callable[[], nn.Module]) -> nn
             "not an nn.Module"
         )
     return model
+    # END SOLUTION
 
 
 def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
@@ -82,6 +92,7 @@ def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
     A tensor that is not on `meta` would lose its values: ValueError. So would a module that
     holds tensors but has no `reset_parameters()` to initialise them: ValueError, naming it.
     """
+    # BEGIN SOLUTION
     call = f"materialize({type(model).__name__}, {device!r})"
     if not isinstance(model, nn.Module):
         raise TypeError(f"{call}: model must be an nn.Module, not {type(model).__name__}")
@@ -114,6 +125,7 @@ def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
         for _, module in holders:
             module.reset_parameters()
     return model
+    # END SOLUTION
 
 
 def creates_on(device: str | torch.device) -> dict[str, torch.device]:
@@ -124,6 +136,7 @@ def creates_on(device: str | torch.device) -> dict[str, torch.device]:
     Factories follow the default device; `torch.from_numpy` shares the numpy array's memory,
     which is on the CPU, so it ignores the default device.
     """
+    # BEGIN SOLUTION
     target = _as_device(device, f"creates_on({device!r})")
     with target:
         made = {
@@ -133,3 +146,4 @@ def creates_on(device: str | torch.device) -> dict[str, torch.device]:
             "nn.Linear": nn.Linear(2, 2).weight,
         }
     return {name: tensor.device for name, tensor in made.items()}
+    # END SOLUTION

@@ -9,17 +9,27 @@ import re
 
 import torch
 
+# BEGIN SOLUTION
 _ID = re.compile(r"[0-9]+")
+# END SOLUTION
 
 
+# BEGIN SOLUTION
 def _gpu_count() -> int:
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
+# END SOLUTION
+
+
+# BEGIN SOLUTION
 def _existing(n: int) -> str:
     if n == 0:
         return "no CUDA device (only cpu)"
     return f"{n} CUDA device(s): " + ", ".join(f"cuda:{k}" for k in range(n))
+
+
+# END SOLUTION
 
 
 def try_gpu(i: int = 0) -> torch.device:
@@ -28,6 +38,7 @@ def try_gpu(i: int = 0) -> torch.device:
     >>> try_gpu(0)   # on a laptop without a GPU
     device(type='cpu')
     """
+    # BEGIN SOLUTION
     if isinstance(i, bool) or not isinstance(i, int):
         raise TypeError(f"try_gpu(i={i!r}): i must be an int, not {type(i).__name__}")
     if i < 0:
@@ -35,11 +46,14 @@ def try_gpu(i: int = 0) -> torch.device:
     if _gpu_count() >= i + 1:
         return torch.device("cuda", i)
     return torch.device("cpu")
+    # END SOLUTION
 
 
 def try_all_gpus() -> list[torch.device]:
     """Return every CUDA device, `[cuda:0, ..., cuda:n-1]`, or `[cpu]` when there is none."""
+    # BEGIN SOLUTION
     return [torch.device("cuda", k) for k in range(_gpu_count())] or [torch.device("cpu")]
+    # END SOLUTION
 
 
 def pick_device(
@@ -52,6 +66,7 @@ def pick_device(
     this machine; anything impossible raises ValueError naming what was asked and what exists,
     and a string torch cannot parse raises ValueError quoting it.
     """
+    # BEGIN SOLUTION
     n = 0 if disable_cuda else _gpu_count()
     if requested is None:
         return torch.device("cuda", 0) if n else torch.device("cpu")
@@ -82,6 +97,7 @@ def pick_device(
                 f"but this machine has {_existing(n)}"
             )
     return device
+    # END SOLUTION
 
 
 def physical_gpu_id(logical: int, visible: str | None) -> int:
@@ -93,6 +109,7 @@ def physical_gpu_id(logical: int, visible: str | None) -> int:
     first entry without a leading digit and hides every GPU when an id repeats, any malformed
     value, a duplicate or a negative `logical` raises ValueError.
     """
+    # BEGIN SOLUTION
     if isinstance(logical, bool) or not isinstance(logical, int) or logical < 0:
         raise ValueError(f"physical_gpu_id: logical index {logical!r} must be an int >= 0")
     if visible is None:
@@ -117,3 +134,4 @@ def physical_gpu_id(logical: int, visible: str | None) -> int:
             f"there is no cuda:{logical}"
         )
     return ids[logical]
+    # END SOLUTION

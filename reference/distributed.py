@@ -22,17 +22,25 @@ from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
 
+# BEGIN SOLUTION
 def _check_counts(**counts: int) -> None:
     for name, (value, least) in counts.items():
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise ValueError(f"{name} must be an int of at least {least}, not {value!r}")
 
 
+# END SOLUTION
+
+
+# BEGIN SOLUTION
 def _device_for(rank: int, world_size: int) -> torch.device:
     """One GPU per rank when there are enough GPUs for every rank; otherwise the CPU."""
     if torch.cuda.is_available() and torch.cuda.device_count() >= world_size:
         return torch.device("cuda", rank)
     return torch.device("cpu")
+
+
+# END SOLUTION
 
 
 def train_rank(
@@ -57,6 +65,7 @@ def train_rank(
     mean squared error; DDP averages the gradients across ranks. The process group is destroyed
     on the way out, even when something fails.
     """
+    # BEGIN SOLUTION
     _check_counts(world_size=(world_size, 1), epochs=(epochs, 0), batch_size=(batch_size, 1))
     if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < world_size:
         raise ValueError(f"rank must be an int in [0, {world_size}), not {rank!r}")
@@ -70,8 +79,10 @@ def train_rank(
     finally:
         # After _fit has returned, so its DDP wrapper is already gone (see _fit).
         dist.destroy_process_group()
+    # END SOLUTION
 
 
+# BEGIN SOLUTION
 def _fit(rank, world_size, device, model_fn, dataset, epochs, batch_size, lr, seed):
     """Build, wrap and train; return the CPU state dict.
 
@@ -103,10 +114,17 @@ def _fit(rank, world_size, device, model_fn, dataset, epochs, batch_size, lr, se
     return {name: t.detach().cpu().clone() for name, t in model.state_dict().items()}
 
 
+# END SOLUTION
+
+
+# BEGIN SOLUTION
 def _rank_main(rank: int, world_size: int, kwargs: dict, results: str) -> None:
     """What each spawned process runs: train, then leave the state dict for the parent."""
     state = train_rank(rank, world_size, **kwargs)
     torch.save(state, Path(results) / f"rank{rank}.pt")
+
+
+# END SOLUTION
 
 
 def run(world_size: int, *, timeout: float = 300.0, **kwargs) -> list[dict[str, torch.Tensor]]:
@@ -121,6 +139,7 @@ def run(world_size: int, *, timeout: float = 300.0, **kwargs) -> list[dict[str, 
     seconds, the ranks are killed and TimeoutError is raised, so a stuck rank never hangs the
     caller.
     """
+    # BEGIN SOLUTION
     _check_counts(world_size=(world_size, 1))
     if "init_method" in kwargs:
         raise TypeError("run() makes its own init_method; do not pass one")
@@ -138,3 +157,4 @@ def run(world_size: int, *, timeout: float = 300.0, **kwargs) -> list[dict[str, 
             torch.load(Path(tmp) / f"rank{rank}.pt", weights_only=True)
             for rank in range(world_size)
         ]
+    # END SOLUTION

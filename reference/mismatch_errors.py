@@ -11,6 +11,7 @@ import re
 import torch
 from torch import nn
 
+# BEGIN SOLUTION
 # Phrases that PyTorch's device-mismatch errors share, matched case-insensitively.
 _DEVICE = re.compile(
     "|".join(
@@ -36,7 +37,9 @@ _DEVICE = re.compile(
     ),
     re.IGNORECASE,
 )
+# END SOLUTION
 
+# BEGIN SOLUTION
 # Phrases that PyTorch's dtype-mismatch errors share.
 _DTYPE = re.compile(
     "|".join(
@@ -52,7 +55,9 @@ _DTYPE = re.compile(
     ),
     re.IGNORECASE,
 )
+# END SOLUTION
 
+# BEGIN SOLUTION
 # Messages that name two tensor types: the types say whether devices or dtypes differ.
 # "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same"
 # "... to have the same type as tensor for argument #2 'weight'; but type torch.cuda.HalfTensor
@@ -62,20 +67,68 @@ _TYPE_PAIRS = (
     re.compile(r"but type (\S+) does not equal (\S+)", re.IGNORECASE),
 )
 _BACKEND = re.compile(r"cuda|hip|mps|xpu|meta|hpu|mtia", re.IGNORECASE)
+# END SOLUTION
 
 
+# BEGIN SOLUTION
 def _backend(type_name: str) -> str:
     """'torch.cuda.FloatTensor' and 'CUDAFloatType' are cuda; 'torch.FloatTensor', 'float' cpu."""
     found = _BACKEND.search(type_name)
     return found.group(0).lower() if found else "cpu"
 
 
-def classify_error(err: BaseException) -> str:
-    """`"device"`, `"dtype"` or `"other"`, from the stable phrases of the error's message.
+# END SOLUTION
 
-    The exception's type does not decide: most are RuntimeError, but RNNs raise ValueError for
-    a dtype mismatch and any op can raise RuntimeError for a shape mismatch.
+
+def classify_error(err: BaseException) -> str:
+    """Say what kind of mismatch an exception reports: `"device"`, `"dtype"` or `"other"`.
+
+    - `"device"`: tensors (or a checkpoint's storages) are on a device the op cannot use with
+      the others. Elementwise ops, matmul, `nn.Linear`, convolutions, RNNs and losses all
+      raise these, as does `torch.load` of a GPU checkpoint on a machine without that GPU
+      ("Attempting to deserialize object on a CUDA device ...").
+    - `"dtype"`: the tensors' dtypes do not go together (say, float64 inputs into a float32
+      model, or an int32 target for `cross_entropy`).
+    - `"other"`: anything else, including shape mismatches, running out of GPU memory and
+      CUDA's own runtime errors ("CUDA error: device-side assert triggered"): they are not
+      mismatches, even when they mention CUDA or a device.
+
+    Recognise the stable phrases that PyTorch's messages share, on CPU and CUDA builds, in
+    today's releases and in old ones ("Expected object of device type cuda but got device type
+    cpu"). The exception's type does not decide: nearly all are RuntimeError, but an RNN
+    reports a dtype mismatch with ValueError, and shape errors are RuntimeErrors too.
+    Capitalisation varies between PyTorch's messages. A convolution names two tensor types,
+    "Input type (A) and weight type (B) should be the same": compare A and B to know whether
+    the devices or the dtypes differ.
+
+    Real messages from torch 2.13 on a CPU build, where the `meta` device plays the GPU (the
+    tests check these, and the ones a CUDA build or an old release prints, quoted from
+    PyTorch's source; a failing test shows every message it misread, in full):
+
+        device  RuntimeError: Tensor on device cpu is not on the expected device meta!
+        device  RuntimeError: Input and parameter tensors are not at the same device, found input
+                tensor at cpu and parameter tensor at meta
+        device  RuntimeError: Attempting to deserialize object on CUDA device 3 but
+                torch.cuda.device_count() is 1. Please use torch.load with map_location to map your
+                storages to an existing device.
+        dtype   RuntimeError: mat1 and mat2 must have the same dtype, but got Double and Float
+        dtype   RuntimeError: expected m1 and m2 to have the same dtype, but got: float != double
+        dtype   RuntimeError: Input type (double) and bias type (float) should be the same
+        dtype   ValueError: RNN input dtype (torch.float64) does not match weight dtype
+                (torch.float32). Convert input: input.to(torch.float32), or convert model:
+                model.to(torch.float64)
+        dtype   RuntimeError: Found dtype Double but expected Float
+        dtype   RuntimeError: result type Float can't be cast to the desired output type Long
+        dtype   RuntimeError: expected target dtype to be Long or Byte, but got Int
+        dtype   RuntimeError: expected scalar type Double but found Float
+        dtype   RuntimeError: dot : expected both vectors to have same dtype, but found Float and
+                Double
+        other   RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)
+        other   RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at
+                non-singleton dimension 1
+        other   ValueError: Expected input batch_size (3) to match target batch_size (2).
     """
+    # BEGIN SOLUTION
     if not isinstance(err, BaseException):
         raise TypeError(f"classify_error(err={err!r}): err must be an exception")
     message = str(err)
@@ -88,13 +141,19 @@ def classify_error(err: BaseException) -> str:
     if _DTYPE.search(message):
         return "dtype"
     return "other"
+    # END SOLUTION
 
 
+# BEGIN SOLUTION
 def _check_model(call: str, model) -> None:
     if not isinstance(model, nn.Module):
         raise TypeError(f"{call}: model must be an nn.Module, not {type(model).__name__}")
 
 
+# END SOLUTION
+
+
+# BEGIN SOLUTION
 def _model_device(call: str, model: nn.Module) -> torch.device:
     """The one device all of the model's parameters are on; ValueError when there is not one."""
     where: dict[torch.device, list[str]] = {}
@@ -116,6 +175,10 @@ def _model_device(call: str, model: nn.Module) -> torch.device:
     return next(iter(where))
 
 
+# END SOLUTION
+
+
+# BEGIN SOLUTION
 def _model_float_dtype(call: str, model: nn.Module) -> torch.dtype | None:
     dtypes = {p.dtype for p in model.parameters() if p.is_floating_point()}
     if len(dtypes) > 1:
@@ -126,11 +189,15 @@ def _model_float_dtype(call: str, model: nn.Module) -> torch.dtype | None:
     return next(iter(dtypes), None)
 
 
+# END SOLUTION
+
+
 def device_report(model: nn.Module, *inputs) -> dict[str, torch.device]:
     """The device of every parameter and buffer (by qualified name) and tensor input (`input[i]`).
 
     Inputs that are not tensors have no device and are left out; `i` still counts them.
     """
+    # BEGIN SOLUTION
     _check_model("device_report", model)
     report = {name: p.device for name, p in model.named_parameters()}
     report.update({name: b.device for name, b in model.named_buffers()})
@@ -138,13 +205,16 @@ def device_report(model: nn.Module, *inputs) -> dict[str, torch.device]:
         if isinstance(x, torch.Tensor):
             report[f"input[{i}]"] = x.device
     return report
+    # END SOLUTION
 
 
 def find_mismatches(model: nn.Module, *inputs) -> list[str]:
     """The names in `device_report` that are not on the device of the model's parameters."""
+    # BEGIN SOLUTION
     _check_model("find_mismatches", model)
     device = _model_device("find_mismatches", model)
     return [name for name, d in device_report(model, *inputs).items() if d != device]
+    # END SOLUTION
 
 
 def fix_inputs(model: nn.Module, *inputs) -> tuple:
@@ -153,6 +223,7 @@ def fix_inputs(model: nn.Module, *inputs) -> tuple:
     Integer and bool tensors (labels, indices, masks) keep their dtype, and non-tensors are
     returned as they are. `Tensor.to` returns the input itself when nothing changes.
     """
+    # BEGIN SOLUTION
     _check_model("fix_inputs", model)
     device = _model_device("fix_inputs", model)
     dtype = _model_float_dtype("fix_inputs", model)
@@ -165,3 +236,4 @@ def fix_inputs(model: nn.Module, *inputs) -> tuple:
                 x = x.to(device)
         fixed.append(x)
     return tuple(fixed)
+    # END SOLUTION

@@ -12,11 +12,16 @@ import torch
 from torch import nn
 
 
+# BEGIN SOLUTION
 def _check_model(model: object, call: str) -> None:
     if not isinstance(model, nn.Module):
         raise TypeError(f"{call}: model must be an nn.Module, not {type(model).__name__}")
 
 
+# END SOLUTION
+
+
+# BEGIN SOLUTION
 def _parse_device(device: object, call: str) -> torch.device:
     if isinstance(device, torch.device):
         return device
@@ -30,12 +35,16 @@ def _parse_device(device: object, call: str) -> torch.device:
     raise TypeError(f"{call}: device must be a str or a torch.device, not {type(device).__name__}")
 
 
+# END SOLUTION
+
+
 def model_device(model: nn.Module) -> torch.device:
     """The one device that holds every parameter and buffer of `model`.
 
     A model spread across devices, or one with no tensors at all, has no such device: both
     raise ValueError (the first one says which names sit on which device).
     """
+    # BEGIN SOLUTION
     _check_model(model, "model_device(model)")
     names_on: dict[torch.device, list[str]] = {}
     for name, tensor in [*model.named_parameters(), *model.named_buffers()]:
@@ -52,6 +61,7 @@ def model_device(model: nn.Module) -> torch.device:
             f"{len(names_on)} devices ({listing}); move it to one with move_model(model, device)"
         )
     return next(iter(names_on))
+    # END SOLUTION
 
 
 def move_model(model: nn.Module, device: str | torch.device) -> nn.Module:
@@ -60,10 +70,12 @@ def move_model(model: nn.Module, device: str | torch.device) -> nn.Module:
     `nn.Module.to` does exactly this, and keeps each Parameter object (it swaps in the moved
     data), so an optimizer built before the move still updates the model's parameters.
     """
+    # BEGIN SOLUTION
     call = f"move_model(model, {device!r})"
     _check_model(model, call)
     model.to(_parse_device(device, call))
     return model
+    # END SOLUTION
 
 
 def train_step(
@@ -74,6 +86,7 @@ def train_step(
     targets: torch.Tensor,
 ) -> float:
     """One optimisation step on one batch, on the model's device; return the loss as a float."""
+    # BEGIN SOLUTION
     for name, value in (("inputs", inputs), ("targets", targets)):
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"train_step: {name} must be a tensor, not {type(value).__name__}")
@@ -90,6 +103,7 @@ def train_step(
     loss.backward()
     optimizer.step()
     return loss.item()  # a Python float (on a GPU, this waits for the step to finish)
+    # END SOLUTION
 
 
 def load_checkpoint(
@@ -100,6 +114,7 @@ def load_checkpoint(
     `map_location` puts every tensor straight onto `device`, wherever it was saved;
     `weights_only=True` refuses a checkpoint that would run code while it is unpickled.
     """
+    # BEGIN SOLUTION
     call = f"load_checkpoint({source!r}, model, {device!r})"
     _check_model(model, call)
     target = _parse_device(device, call)
@@ -109,3 +124,4 @@ def load_checkpoint(
     move_model(model, target)
     model.load_state_dict(state_dict)  # copies into the existing parameters and buffers
     return model
+    # END SOLUTION

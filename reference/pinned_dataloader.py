@@ -14,10 +14,13 @@ from typing import Any
 import torch
 from torch.utils.data import DataLoader, Dataset
 
+# BEGIN SOLUTION
 # Device types that hold no data a host-to-device copy could fill: pinning never helps them.
 _NOT_ACCELERATORS = ("cpu", "meta")
+# END SOLUTION
 
 
+# BEGIN SOLUTION
 def _as_device(device: str | torch.device, func: str) -> torch.device:
     if isinstance(device, torch.device):
         return device
@@ -34,8 +37,15 @@ def _as_device(device: str | torch.device, func: str) -> torch.device:
         ) from None
 
 
+# END SOLUTION
+
+
+# BEGIN SOLUTION
 def _is_accelerator(device: torch.device) -> bool:
     return device.type not in _NOT_ACCELERATORS
+
+
+# END SOLUTION
 
 
 def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
@@ -46,6 +56,7 @@ def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
     on the machine: on a machine without that accelerator the DataLoader warns and skips
     pinning.
     """
+    # BEGIN SOLUTION
     target = _as_device(device, f"loader_kwargs({device!r})")
     if isinstance(num_workers, bool) or not isinstance(num_workers, int):
         raise TypeError(
@@ -59,6 +70,7 @@ def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
     if not _is_accelerator(target):
         return {}
     return {"num_workers": num_workers, "pin_memory": True}
+    # END SOLUTION
 
 
 def make_loader(
@@ -68,9 +80,12 @@ def make_loader(
 
     The dataset is left where it is; batches move one at a time, with `to_device`.
     """
+    # BEGIN SOLUTION
     return DataLoader(dataset, batch_size=batch_size, shuffle=shuffle, **loader_kwargs(device))
+    # END SOLUTION
 
 
+# BEGIN SOLUTION
 def _move(value: Any, target: torch.device, accelerator: bool) -> Any:
     if isinstance(value, torch.Tensor):
         return value.to(target, non_blocking=accelerator and value.is_pinned())
@@ -96,6 +111,9 @@ def _move(value: Any, target: torch.device, accelerator: bool) -> Any:
     return value
 
 
+# END SOLUTION
+
+
 def to_device(batch: Any, device: str | torch.device) -> Any:
     """`batch` with every tensor moved to `device`, in the same structure.
 
@@ -103,5 +121,7 @@ def to_device(batch: Any, device: str | torch.device) -> Any:
     (numbers, strings, None, ...) is returned as the very same object. A pinned tensor headed
     to an accelerator is copied with `non_blocking=True`; every other copy blocks.
     """
+    # BEGIN SOLUTION
     target = _as_device(device, f"to_device(..., {device!r})")
     return _move(batch, target, _is_accelerator(target))
+    # END SOLUTION

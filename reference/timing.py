@@ -10,6 +10,7 @@ from collections.abc import Callable
 import torch
 
 
+# BEGIN SOLUTION
 def _check(
     call: str, fns: tuple[object, ...], device: object, warmup: object, repeats: object
 ) -> torch.device:
@@ -43,6 +44,10 @@ def _check(
     return parsed
 
 
+# END SOLUTION
+
+
+# BEGIN SOLUTION
 def _time_one_call(fn: Callable[[], object], device: torch.device) -> float:
     """Seconds taken by one call of `fn`, including the GPU work it queued."""
     if device.type == "cuda":
@@ -56,6 +61,10 @@ def _time_one_call(fn: Callable[[], object], device: torch.device) -> float:
     return time.perf_counter() - start
 
 
+# END SOLUTION
+
+
+# BEGIN SOLUTION
 def _summary(samples: list[float]) -> dict:
     return {
         "median_s": float(statistics.median(samples)),
@@ -63,6 +72,9 @@ def _summary(samples: list[float]) -> dict:
         "max_s": float(max(samples)),
         "repeats": len(samples),
     }
+
+
+# END SOLUTION
 
 
 def time_op(
@@ -79,11 +91,13 @@ def time_op(
     holds all the GPU work of that call and nothing else. The median is robust to the odd slow
     sample (another process, a page fault) that would drag a mean up.
     """
+    # BEGIN SOLUTION
     target = _check("time_op", (fn,), device, warmup, repeats)
     for _ in range(warmup):
         fn()
     samples = [_time_one_call(fn, target) for _ in range(repeats)]
     return _summary(samples)
+    # END SOLUTION
 
 
 def speedup(
@@ -100,6 +114,7 @@ def speedup(
     Timed calls alternate (a, b, a, b, ...) in one run, so a machine that drifts during the
     run slows both down alike.
     """
+    # BEGIN SOLUTION
     target = _check("speedup", (fn_a, fn_b), device, warmup, repeats)
     for _ in range(warmup):
         fn_a()
@@ -109,3 +124,4 @@ def speedup(
         times_a.append(_time_one_call(fn_a, target))
         times_b.append(_time_one_call(fn_b, target))
     return float(statistics.median(times_a) / statistics.median(times_b))
+    # END SOLUTION

@@ -15,15 +15,23 @@ from collections.abc import Sequence
 import torch
 
 
+# BEGIN SOLUTION
 def _check_tensor(func: str, x: object) -> None:
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{func}: x must be a torch.Tensor, not {type(x).__name__}")
 
 
+# END SOLUTION
+
+
+# BEGIN SOLUTION
 def _shares_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
     """Same storage, judged by where the storage starts (a tensor's own data_ptr() is where
     its first element is, which differs for a slice)."""
     return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+# END SOLUTION
 
 
 def flatten_rows(x: torch.Tensor) -> torch.Tensor:
@@ -33,6 +41,7 @@ def flatten_rows(x: torch.Tensor) -> torch.Tensor:
     W is computed, not inferred with -1, so an empty batch (N = 0) works too. A 0-d tensor
     has no rows and raises ValueError.
     """
+    # BEGIN SOLUTION
     _check_tensor("flatten_rows", x)
     if x.dim() == 0:
         raise ValueError(
@@ -42,6 +51,7 @@ def flatten_rows(x: torch.Tensor) -> torch.Tensor:
     rows = x.shape[0]
     width = math.prod(x.shape[1:])  # not -1: reshape(0, -1) is ambiguous and raises
     return x.reshape(rows, width)  # a view exactly when x.view(rows, width) would work
+    # END SOLUTION
 
 
 def view_or_copy(x: torch.Tensor, shape: Sequence[int]) -> tuple[torch.Tensor, bool]:
@@ -50,6 +60,7 @@ def view_or_copy(x: torch.Tensor, shape: Sequence[int]) -> tuple[torch.Tensor, b
     Returns the tensor and whether it shares storage with `x`, read from the storage pointers.
     A shape that does not fit `x` raises ValueError naming both shapes.
     """
+    # BEGIN SOLUTION
     _check_tensor("view_or_copy", x)
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
@@ -66,6 +77,7 @@ def view_or_copy(x: torch.Tensor, shape: Sequence[int]) -> tuple[torch.Tensor, b
             f"into shape {shape}: {err}"
         ) from None
     return result, _shares_storage(result, x)
+    # END SOLUTION
 
 
 def ensure_contiguous(x: torch.Tensor) -> torch.Tensor:
@@ -74,5 +86,7 @@ def ensure_contiguous(x: torch.Tensor) -> torch.Tensor:
     `x.contiguous()` does exactly that. Expanded and channels_last tensors are not contiguous
     in this sense, so they are copied.
     """
+    # BEGIN SOLUTION
     _check_tensor("ensure_contiguous", x)
     return x.contiguous()
+    # END SOLUTION

@@ -246,7 +246,7 @@ def test_classify_loading_a_gpu_checkpoint_without_the_gpu(kata):
 def docstring_examples() -> list[tuple[str, str]]:
     """(label, message) for each real message the stub's classify_error docstring quotes: the
     lines after "Real messages", each `label  message`, continued on deeper-indented lines."""
-    tree = ast.parse((ROOT / "dojo" / "stubs" / "mismatch_errors.py").read_text())
+    tree = ast.parse((ROOT / "reference" / "mismatch_errors.py").read_text())
     func = next(f for f in tree.body if getattr(f, "name", None) == "classify_error")
     lines = ast.get_docstring(func).split("Real messages", 1)[1].splitlines()
     examples: list[tuple[str, str]] = []
@@ -270,7 +270,7 @@ def test_classify_the_messages_its_docstring_quotes(kata):
     stale = [text for _, text in quoted if text not in real]
     if not quoted or stale:
         pytest.fail(
-            f"harness: the docstring of dojo/stubs/mismatch_errors.py classify_error quotes "
+            f"harness: the docstring of reference/mismatch_errors.py classify_error quotes "
             f"messages torch {torch.__version__} does not print here: {stale or 'none found'}",
             pytrace=False,
         )

@@ -1,5 +1,6 @@
 """The repository checks itself (rustlings' `dev check`, as a test): for every catalogued kata,
-the files exist, the stub and the reference agree, the stub is unsolved, and the site has it.
+the files exist, the stub generated from the reference is unsolved, the hint ladder and the
+pitfall are there, both corpora are there, and the site has it in the kata page's order.
 
 These tests read files and never call a solution, so they pass against either --impl.
 """
@@ -15,6 +16,7 @@ import pytest
 import yaml
 
 from dojo import catalogue as _catalogue
+from dojo import source as _source
 
 ROOT = _catalogue.ROOT
 KATAS = _catalogue.katas()
@@ -40,19 +42,50 @@ def test_catalogue_is_well_formed():
     for k in KATAS:
         assert k.name.isidentifier() and k.name.islower(), f"{k.name!r} is not a module name"
         assert k.title and k.summary, f"{k.name}: title and summary must not be empty"
-        assert k.hints and all(h.strip() for h in k.hints), f"{k.name}: every hint needs text"
+
+
+@by_name
+def test_hint_ladder_and_pitfall(entry):
+    """Four rungs, each titled by what it is about; a pitfall that is a file of the corpus."""
+    n = _catalogue.HINT_RUNGS
+    assert len(entry.hints) == n, (
+        f"{entry.name}: the hint ladder has {n} rungs, not {len(entry.hints)}"
+    )
+    for i, hint in enumerate(entry.hints, start=1):
+        assert hint.text.strip(), f"{entry.name}: hint {i} needs text"
+        about = hint.about.strip()
+        assert about and not about.startswith("(") and not about.lower().startswith("hint"), (
+            f"{entry.name}: hint {i} needs an `about` title saying what it is about, not {about!r}"
+        )
+    assert entry.pitfall, f"{entry.name}: name its [kata.pitfall] in dojo/catalogue.toml"
+    mistake = entry.mistakes / f"{entry.pitfall.mistake}.py"
+    assert mistake.is_file(), f"{entry.name}: the pitfall names {mistake}, which is missing"
+    assert entry.pitfall.lesson.strip(), f"{entry.name}: the pitfall needs its lesson"
 
 
 @by_name
 def test_all_files_exist(entry):
-    for path in (entry.pristine, entry.reference, entry.tests, entry.page):
+    for path in (entry.stub, entry.reference, entry.tests, entry.page):
         assert path.is_file(), f"{entry.name}: {path.relative_to(ROOT)} is missing"
+
+
+@by_name
+def test_correct_solutions_written_differently(entry):
+    """The mirror of the mistake corpus: `python -m dojo.verify solutions` runs them."""
+    files = sorted(entry.solutions.glob("*.py"))
+    assert len(files) >= 3, (
+        f"tests/solutions/{entry.name}/ needs at least 3 correct solutions written differently "
+        f"from the reference; it has {len(files)}"
+    )
+    for path in files:
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+        assert doc.strip(), f"{path.relative_to(ROOT)} needs a docstring saying how it differs"
 
 
 def test_no_stray_kata_files():
     names = {k.name for k in KATAS}
     for folder, pattern in (
-        ("dojo/stubs", "*.py"),
+        ("katas", "*.py"),
         ("reference", "*.py"),
         ("docs/katas", "*.md"),
     ):
@@ -63,34 +96,35 @@ def test_no_stray_kata_files():
     for path in (ROOT / "tests").glob("test_*.py"):
         stem = path.stem.removeprefix("test_")
         assert stem in names or stem == "selfcheck", f"{path.name} belongs to no kata"
-    for path in (ROOT / "tests" / "mistakes").iterdir():
-        if path.is_dir() and not path.name.startswith("_"):
-            assert path.name in names, f"tests/mistakes/{path.name}/ belongs to no kata"
+    for corpus in ("mistakes", "solutions"):
+        for path in (ROOT / "tests" / corpus).glob("*"):
+            if path.is_dir() and not path.name.startswith("_"):
+                assert path.name in names, f"tests/{corpus}/{path.name}/ belongs to no kata"
 
 
 @by_name
 def test_stub_and_reference_expose_the_same_api(entry):
-    stub = importlib.import_module(f"dojo.stubs.{entry.name}")
+    stub = _source.stub_module(entry)
     ref = importlib.import_module(f"reference.{entry.name}")
     stub_api, ref_api = public_api(stub), public_api(ref)
-    assert stub_api, f"dojo/stubs/{entry.name}.py defines no public function"
+    assert stub_api, f"the stub of reference/{entry.name}.py defines no public function"
     assert stub_api == ref_api, (
-        f"dojo/stubs/{entry.name}.py and reference/{entry.name}.py must expose the same public "
+        f"the stub generated from reference/{entry.name}.py must expose the reference's public "
         f"names and signatures:\n  stub:      {stub_api}\n  reference: {ref_api}"
     )
     for name, obj in vars(ref).items():
         if name in ref_api and inspect.isfunction(obj):
             assert inspect.getdoc(obj), f"reference/{entry.name}.py: {name} needs a docstring"
             assert inspect.getdoc(obj) and inspect.getdoc(getattr(stub, name)), (
-                f"dojo/stubs/{entry.name}.py: {name} needs a docstring; it is the learner's spec"
+                f"reference/{entry.name}.py: {name} needs a docstring; it is the learner's contract"
             )
 
 
 @by_name
 def test_every_stub_function_raises_not_implemented_naming_the_kata(entry):
-    stub = importlib.import_module(f"dojo.stubs.{entry.name}")
-    source = entry.pristine.read_text()
-    assert f"TODO({entry.name})" in source, f"dojo/stubs/{entry.name}.py needs TODO({entry.name})"
+    stub = _source.stub_module(entry)
+    source = _source.stub_text(entry)
+    assert f"TODO({entry.name})" in source, f"the stub of {entry.name} needs TODO({entry.name})"
     for name, sig in public_api(stub).items():
         func = getattr(stub, name)
         if not inspect.isfunction(func):
@@ -108,7 +142,7 @@ def test_every_stub_function_raises_not_implemented_naming_the_kata(entry):
         with pytest.raises(NotImplementedError) as info:
             func(*args, **kwargs)
         assert str(info.value).startswith(f"{entry.name}: {name}"), (
-            f"dojo/stubs/{entry.name}.py: {name} should raise "
+            f"the stub of reference/{entry.name}.py: {name} should raise "
             f"NotImplementedError('{entry.name}: {name}'), not {info.value!r}"
         )
 
@@ -146,20 +180,60 @@ def test_every_page_is_in_the_nav_in_catalogue_order():
     )
 
 
+PAGE_ORDER = ("## Your task", "## The ideas", "## Experiments", "## Hints", "## The tests")
+PAGE_MARKERS = ("<!-- stub -->", "<!-- hints -->", "<!-- mistakes -->", "<!-- solution -->")
+
+
 @by_name
-def test_page_includes_the_real_files_and_hints(entry):
+def test_page_in_the_kata_order_with_its_markers(entry):
+    """Task first, then the ideas, the experiments (predict, then see), the hints, the tests;
+    the stub, hints, mistakes and solution come from the hook (docs/hooks.py)."""
     page = entry.page.read_text()
-    for path in (
-        f"dojo/stubs/{entry.name}.py",
-        f"reference/{entry.name}.py",
-        f"tests/test_{entry.name}.py",
-    ):
-        assert f'--8<-- "{path}"' in page, f"docs/katas/{entry.name}.md must include {path}"
-    for marker in ("<!-- hints -->", "<!-- mistakes -->", 'exec="on"', '??? success "Solution'):
-        assert marker in page, f"docs/katas/{entry.name}.md must contain {marker}"
     assert page.startswith(f"# {entry.number}. "), (
         f"docs/katas/{entry.name}.md should start with '# {entry.number}. {entry.title}'"
     )
+    for opening in ("**After this kata**", "**You need**"):
+        assert opening in page.split("## ", 1)[0], (
+            f"docs/katas/{entry.name}.md: say {opening} before the first section"
+        )
+    lines = page.splitlines()
+    for marker in PAGE_MARKERS:
+        assert marker in lines, f"docs/katas/{entry.name}.md must hold {marker} alone on a line"
+    assert f'--8<-- "tests/test_{entry.name}.py"' in page, (
+        f"docs/katas/{entry.name}.md must include tests/test_{entry.name}.py"
+    )
+    assert 'predict="on"' in page, f"docs/katas/{entry.name}.md: ask the reader to predict"
+    where = [page.find(f"\n{h}\n") for h in PAGE_ORDER]
+    assert all(w >= 0 for w in where) and where == sorted(where), (
+        f"docs/katas/{entry.name}.md: sections must be, in this order: {', '.join(PAGE_ORDER)}"
+    )
+
+
+def _exec_blocks(text: str) -> list[str]:
+    """The code of every markdown-exec block of a page."""
+    blocks, inside, fence = [], None, ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if inside is None and stripped.startswith("```") and 'exec="on"' in stripped:
+            inside, fence = [], stripped[: len(stripped) - len(stripped.lstrip("`"))]
+        elif inside is not None and stripped == fence:
+            blocks.append("\n".join(inside))
+            inside = None
+        elif inside is not None:
+            inside.append(line)
+    return blocks
+
+
+def test_pages_demonstrate_with_torch_not_with_a_solution():
+    """A page's experiments use torch itself: the reader predicts what torch does, and the
+    reference stays a spoiler. No executed block imports `reference` or `katas`."""
+    found = []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        for code in _exec_blocks(page.read_text()):
+            for bad in ("from reference", "import reference", "from katas", "import katas"):
+                if bad in code:
+                    found.append(f"{page.relative_to(ROOT)}: {bad}")
+    assert not found, "executed blocks import a solution:\n  " + "\n  ".join(found)
 
 
 def test_test_modules_do_not_import_a_solution_directly():
@@ -189,11 +263,18 @@ def test_root_layout():
 
 
 def test_the_tool_does_not_import_the_reference():
-    """Only `solution` may read reference/, and only as text: the tool never runs it."""
+    """The tool never runs the reference: `solution` and the stub generator read it as text."""
     for path in (ROOT / "dojo").rglob("*.py"):
-        source = path.read_text()
-        for bad in ("from reference", "import reference"):
-            assert bad not in source, f"{path.relative_to(ROOT)} imports the reference ({bad})"
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            bad = [n for n in names if n.split(".")[0] == "reference"]
+            assert not bad, f"{path.relative_to(ROOT)}:{node.lineno} imports the reference"
 
 
 # --- the cuda tier ------------------------------------------------------------------------------

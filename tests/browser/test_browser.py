@@ -331,10 +331,11 @@ def test_hints_and_solution_stay_closed_until_clicked(on_desktop, kata):
     folds = on_desktop[f"katas/{kata.name}/"].folds
     hints = [f.title for f in folds if "tip" in f.kind.split()]
     solutions = [f.title for f in folds if "success" in f.kind.split()]
-    assert hints == [f"Hint {n}" for n in range(1, len(kata.hints) + 1)], (
-        f"katas/{kata.name}: hints {hints}, but the catalogue has {len(kata.hints)}"
-    )
+    expected = [f"{n}. {hint.about}" for n, hint in enumerate(kata.hints, start=1)]
+    assert hints == expected, f"katas/{kata.name}: hints {hints}, but the catalogue has {expected}"
     assert len(solutions) == 1, f"katas/{kata.name}: solution folds {solutions}"
+    spoilers = [f.title for f in folds if "danger" in f.kind.split()]
+    assert len(spoilers) == 1, f"katas/{kata.name}: the mistakes should be one spoiler fold"
     for fold in folds:
         assert not fold.shown_before_click, f"katas/{kata.name}: {fold.title!r} shows unasked"
         assert fold.open_after_click and fold.shown_after_click, (

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from dojo import catalogue as _catalogue
+from dojo import source
 from dojo.sandbox import copy_repo, solve
 
 
@@ -237,7 +238,7 @@ def test_reset_after_a_commit_restores_the_stub_and_keeps_a_backup(repo):
 
     result = katas(repo, "reset", kata.name)
     assert result.returncode == 0, result.stderr
-    assert (repo / "katas" / f"{kata.name}.py").read_text() == kata.pristine.read_text()
+    assert (repo / "katas" / f"{kata.name}.py").read_text() == source.stub_text(kata)
     backups = list((repo / ".katas-backup").glob(f"{kata.name}-*.py"))
     assert len(backups) == 1 and backups[0].read_text() == mine
     assert str(backups[0].relative_to(repo)) in result.stdout
@@ -248,9 +249,10 @@ def test_reset_after_a_commit_restores_the_stub_and_keeps_a_backup(repo):
 def test_hint_shows_the_next_hint_then_any_one(repo):
     kata = _catalogue.get("view_vs_reshape")
     first, second = katas(repo, "hint", kata.name), katas(repo, "hint", kata.name)
-    assert kata.hints[0] in first.stdout and kata.hints[1] not in first.stdout
-    assert kata.hints[1] in second.stdout
-    assert kata.hints[0] in katas(repo, "hint", kata.name, "1").stdout
+    one, two = kata.hints[0].text, kata.hints[1].text
+    assert one in first.stdout and kata.hints[0].about in first.stdout and two not in first.stdout
+    assert two in second.stdout
+    assert one in katas(repo, "hint", kata.name, "1").stdout
     assert katas(repo, "hint", kata.name, "99").returncode == 2
 
 
