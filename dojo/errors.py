@@ -430,7 +430,7 @@ def index_markdown() -> str:
     for topic in dict.fromkeys(e.topic for e in load()):
         entries = [e for e in load() if e.topic == topic]
         first = entries[0].phrase
-        example = first if len(first) <= 60 else first[:57].rstrip() + "..."
+        example = first if len(first) <= 46 else first[:43].rstrip() + "..."
         rows.append(
             f"| [{_heading_text(topic)}](#{topic_id(topic)}) | {len(entries)} "
             f"| `{example.replace('|', '/').replace('`', '')}` |"
@@ -438,11 +438,11 @@ def index_markdown() -> str:
     return "\n".join(rows)
 
 
-def markdown(*, run: bool = True, prefix: str = "") -> str:
+def markdown(*, run: bool = True, prefix: str = "", index: bool = True) -> str:
     """Every entry, in the index's order, as the body of the Troubleshooting page: the index by
-    topic, then one section per topic (opening with a list of its entries) and one heading per
-    entry."""
-    parts, topic = [index_markdown()], None
+    topic (unless the page shows it elsewhere: `index=False`), then one section per topic
+    (opening with a list of its entries) and one heading per entry."""
+    parts, topic = [index_markdown()] if index else [], None
     for entry in load():
         if entry.topic != topic:
             topic = entry.topic

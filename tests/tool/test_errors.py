@@ -342,7 +342,10 @@ def test_the_page_renders_every_entry_as_a_heading_with_its_id():
         line[3:].rsplit(" {#", 1)[0] for line in page.splitlines() if line.startswith("## ")
     ] == [errors._heading_text(t) for t in topics]
     source = (errors.ROOT / errors.PAGE).read_text()
-    assert 'errors.markdown(prefix="../")' in source and 'exec="on"' in source
+    assert 'errors.markdown(prefix="../", index=False)' in source and 'exec="on"' in source
+    assert "errors.index_markdown()" in source
+    # The index links to `#topic-...`: an exec block without idprefix="" would prefix the ids.
+    assert source.count('exec="on" idprefix=""') == source.count('exec="on"')
 
 
 def test_entries_of_a_topic_stay_together(tmp_path):
@@ -476,21 +479,22 @@ def test_each_direction_of_the_conv_device_mismatch_has_its_own_title():
 
 # --- pasted tracebacks ----------------------------------------------------------------------------
 
-NOT_WRITABLE = (
-    "/home/me/train.py:12: UserWarning: The given NumPy array is not writable, and PyTorch does "
-    "not support non-writable tensors. This means writing to this tensor will result in undefined "
-    "behavior. You may want to copy the array to protect its data or make it writable before "
-    "converting it to a tensor. This type of warning will be suppressed for the rest of this "
-    "program.\n"
+SM_120 = (
+    "/venv/lib/python3.12/site-packages/torch/cuda/__init__.py:287: UserWarning:\n"
+    "NVIDIA GeForce RTX 5060 Ti with CUDA capability sm_120 is not compatible with the current "
+    "PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 "
+    "sm_70 sm_75 sm_80 sm_86 sm_90.\n"
+    "  warnings.warn(\n"
 )
 
 
 def test_a_traceback_is_answered_from_its_last_error():
     # The warning printed earlier matches a longer stretch of its entry than the error does of
     # its own: read as one text, the warning would win.
-    text = NOT_WRITABLE + traceback_of(errors.get("cuda-out-of-memory"))
-    assert errors._ranked(text)[0].id == "numpy-not-writable"
-    assert errors.find(text)[0].id == "cuda-out-of-memory"
+    text = SM_120 + traceback_of(errors.get("invalid-device-ordinal"))
+    assert errors._ranked(text)[0].id == "capability-not-compatible"
+    assert errors.find(text)[0].id == "invalid-device-ordinal"
+    assert errors.find(SM_120)[0].id == "capability-not-compatible"
 
 
 def test_a_chained_traceback_is_answered_from_its_first_error():
