@@ -5,6 +5,7 @@ from the same file (`markdown()`).
     python -m dojo.errors "RuntimeError: Expected all tensors to be on the same device, ..."
     python -m dojo.errors < traceback.txt        (or paste, then Ctrl-D)
     python -m dojo.errors --list
+    python -m dojo.errors same-device          (one entry, by the id --list shows)
 
 `python -m katas explain "<error text>"` runs the same `main`. A pasted traceback is read from
 its last error (the first one of a chained traceback), and the whole text is the fallback. Only
@@ -508,7 +509,7 @@ def _not_found(text: str) -> str:
     if near:
         lines.append("The closest entries, by the words they share with it:")
         lines += [f"  {e.id}: {e.phrase}" for e in near]
-        lines.append("(`python -m katas explain <id>` does not take ids: paste the message.)")
+        lines.append("(`python -m katas explain <id>` shows one of them.)")
     lines += [
         "Paste the last line of the traceback, the one that starts with the exception's name",
         "(RuntimeError: ...), or the whole traceback. `python -m katas explain --list` lists",
@@ -543,6 +544,10 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    ids = {entry.id: entry for entry in load()}
+    if text.strip() in ids:  # an id from --list or from the closest entries
+        print(explain(ids[text.strip()]))
+        return 0
     found = find(text)
     if not found:
         print(_not_found(text))

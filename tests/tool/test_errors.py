@@ -552,6 +552,8 @@ def test_an_unknown_message_gets_the_closest_entries_and_where_to_go(capsys):
     assert "closest entries" in out and "only-dense-cpu-tensors-pinned" in out
     assert "python -m katas explain --list" in out and "python -m katas doctor" in out
     assert "dojo/errors.toml" in out  # how a missing message gets in
+    assert errors.main(["only-dense-cpu-tensors-pinned"]) == 0  # the id it suggested
+    assert errors.get("only-dense-cpu-tensors-pinned").phrase in capsys.readouterr().out
 
 
 # --- the command ------------------------------------------------------------------------------
