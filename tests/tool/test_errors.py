@@ -636,3 +636,39 @@ def test_the_page_opens_with_an_index_by_topic_that_fits_one_screen():
     for topic in topics:
         assert f"](#{errors.topic_id(topic)})" in page and f"{{#{errors.topic_id(topic)}}}" in page
     assert page.startswith("\n".join(index))
+
+
+FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its own patterns
+    "same-device",
+    "same-device-dispatcher",
+    "conv-input-weight-device",
+    "conv-weight-on-cpu",
+    "indices-device",
+    "rnn-device",
+    "cuda-out-of-memory",
+    "cublas-cudnn-not-initialized",
+    "device-side-assert",
+    "illegal-memory-access",
+    "driver-too-old",
+    "no-nvidia-driver",
+    "no-kernel-image",
+    "capability-not-compatible",
+    "invalid-device-ordinal",
+    "pin-memory-thread",
+    "ddp-unused-parameters",
+    "nccl-error",
+    "nccl-timeout",
+    "address-in-use",
+    "no-default-process-group",
+    "backward-twice",
+    "no-grad-fn",
+]
+
+
+def test_each_family_has_real_pastes_from_more_than_one_thread():
+    sources: dict[str, set[str]] = {}
+    for paste in _corpus():
+        sources.setdefault(paste["expect"], set()).add(paste["source"].split()[0])
+    thin = {family: sources.get(family, set()) for family in FAMILIES}
+    thin = {family: found for family, found in thin.items() if len(found) < 2}
+    assert not thin, f"families with fewer than two real sources in {CORPUS.name}: {thin}"
