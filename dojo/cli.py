@@ -351,8 +351,9 @@ def cmd_explain(args) -> int:
         from dojo import errors
     except ImportError:
         raise Refusal("the error index is not part of this checkout yet") from None
-    text = " ".join(args.text) if args.text else sys.stdin.read()
-    return errors.main([text])
+    if args.list:
+        return errors.main(["--list"])
+    return errors.main(args.text)  # no text: errors.main reads stdin, whatever its encoding
 
 
 def cmd_doctor(args) -> int:
@@ -402,6 +403,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("name")
     e = sub.add_parser("explain", help="what an error message means")
     e.add_argument("text", nargs="*", help="the message (or paste it on standard input)")
+    e.add_argument("--list", action="store_true", help="every message the index explains")
     d = sub.add_parser("doctor", help="what this machine can run")
     d.add_argument("rest", nargs=argparse.REMAINDER)
     return p
@@ -437,7 +439,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run() -> None:
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()  # a reader that has gone away is noticed here, not at exit
+    except BrokenPipeError:
+        # `python -m katas list | head`: the reader stopped reading, which is no error. Send
+        # what is left of stdout nowhere, so that the interpreter's last flush stays quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -5,9 +5,12 @@ from the same file (`markdown()`).
     python -m dojo.errors "RuntimeError: Expected all tensors to be on the same device, ..."
     python -m dojo.errors < traceback.txt        (or paste, then Ctrl-D)
     python -m dojo.errors --list
+    python -m dojo.errors same-device          (one entry, by the id --list shows)
 
-`python -m katas explain "<error text>"` runs the same `main`. Only the standard library is
-imported here; torch is imported by `reproduce`, which runs an entry's example.
+`python -m katas explain "<error text>"` runs the same `main`. A pasted traceback is read from
+its last error (the first one of a chained traceback), and the whole text is the fallback. Only
+the standard library is imported here; torch is imported by `reproduce`, which runs an entry's
+example.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ _REQUIRED = (
     "means",
     "fix",
 )
-_OPTIONAL = ("also", "source", "reproduce", "requires", "fresh_process")
+_OPTIONAL = ("also", "source", "reproduce", "requires", "fresh_process", "doctor", "wordings")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _SPACE = re.compile(r"\s+")
 _WILDCARD = re.compile(r"\\[wWsSdD]|\.|\[")
@@ -72,6 +75,8 @@ class Entry:
     reproduce: str | None
     requires: str | None
     fresh_process: bool
+    doctor: bool = False
+    wordings: tuple[str, ...] = ()
 
     def score(self, text: str) -> tuple[int, int]:
         """How well the entry matches normalized `text`: the longest stretch one of its patterns
@@ -110,6 +115,10 @@ def _entry(n: int, raw: dict) -> Entry:
         raise _fail(where, f"requires must be one of {REQUIREMENTS}, not {raw['requires']!r}")
     if bool(raw.get("source")) == bool(raw.get("reproduce")):
         raise _fail(where, "give either `reproduce` (CPU code) or `source` (CUDA only), not both")
+    if not isinstance(raw.get("wordings", []), list) or not all(
+        isinstance(w, str) and w.strip() for w in raw.get("wordings", [])
+    ):
+        raise _fail(where, "wordings must be a list of non-empty strings")
     if not isinstance(raw["patterns"], list) or not raw["patterns"]:
         raise _fail(where, "patterns must be a non-empty list of regular expressions")
     patterns = []
@@ -134,6 +143,8 @@ def _entry(n: int, raw: dict) -> Entry:
         reproduce=textwrap.dedent(raw["reproduce"]).strip() + "\n" if "reproduce" in raw else None,
         requires=raw.get("requires"),
         fresh_process=bool(raw.get("fresh_process", False)),
+        doctor=bool(raw.get("doctor", False)),
+        wordings=tuple(raw.get("wordings", ())),
     )
 
 
@@ -153,14 +164,77 @@ def load(path: Path = INDEX) -> tuple[Entry, ...]:
     return entries
 
 
-def find(text: str) -> list[Entry]:
-    """The entries whose patterns match `text` (one message or a whole pasted traceback), best
-    match first; [] when none does."""
+# Where one exception of a chained traceback ends and the next begins. Python prints the first
+# (original) error first; the one a reader needs explained is that one.
+_CHAIN = re.compile(
+    r"^\s*(?:The above exception was the direct cause of the following exception"
+    r"|During handling of the above exception, another exception occurred):?\s*$",
+    re.MULTILINE,
+)
+# A line that starts an exception or a warning message: `RuntimeError: ...`,
+# `torch.OutOfMemoryError: ...`, `.../torch/cuda/__init__.py:230: UserWarning: ...`,
+# `[rank0]: RuntimeError: ...`. Not a traceback's code line (`raise ValueError(...)`) and not
+# IPython's header (`RuntimeError     Traceback (most recent call last)`).
+_ERROR_LINE = re.compile(
+    r"^(?:.*?[\s:\]])?(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning|Interrupt)(?::|\s*$)"
+)
+
+
+def last_error(text: str) -> str:
+    """The part of a pasted `text` that holds the error to explain: in a chained traceback the
+    first exception's part; in that, everything from its last line that starts an exception or
+    a warning (`RuntimeError: ...`) to the end. `text` itself when no such line is found."""
+    text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
+    part = _CHAIN.split(text, maxsplit=1)[0]
+    lines = part.splitlines()
+    starts = [n for n, line in enumerate(lines) if _ERROR_LINE.match(line)]
+    return "\n".join(lines[starts[-1] :]) if starts else part
+
+
+def _ranked(text: str) -> list[Entry]:
     flat = normalize(text)
     scored = [(e.score(flat), n, e) for n, e in enumerate(load())]
     return [
         e for score, _, e in sorted(scored, key=lambda s: (-s[0][0], -s[0][1], s[1])) if score[0]
     ]
+
+
+def find(text: str) -> list[Entry]:
+    """The entries whose patterns match `text` (one message, a fragment or a whole pasted
+    traceback), best match first; [] when none does. A traceback is answered from its last
+    error (`last_error`); the whole text counts only when that error matches nothing, as when a
+    CUDA assertion printed before the traceback is the only line the index knows."""
+    return _ranked(last_error(text)) or _ranked(text)
+
+
+_WORD = re.compile(r"[a-z][a-z0-9_]{2,}")
+_COMMON = frozenset(
+    re.findall(
+        r"\w+",
+        "the and for but not was are has have with this that you your from when into its than "
+        "then error errors runtimeerror warning userwarning traceback most recent call last file "
+        "line torch tensor tensors",
+    )
+)
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower())) - _COMMON
+
+
+def closest(text: str, n: int = 3) -> list[Entry]:
+    """Up to `n` entries that share the most words with `text`, for a message the index does
+    not recognise; [] when none shares two words (one, for a text of one or two words)."""
+    words = _words(text)
+    if not words:
+        return []
+    least = 1 if len(words) <= 2 else 2
+    scored = []
+    for order, entry in enumerate(load()):
+        shared = len(words & _words(f"{entry.phrase} {entry.message} {entry.id.replace('-', ' ')}"))
+        if shared >= least:
+            scored.append((-shared, order, entry))
+    return [entry for *_, entry in sorted(scored)[:n]]
 
 
 def get(entry_id: str) -> Entry:
@@ -270,12 +344,18 @@ def reproduce(entry: Entry) -> Outcome:
 
 # --- the Troubleshooting page -----------------------------------------------------------------
 
+DOCTOR = "python -m katas doctor"
+
 
 def _kata_link(name: str, prefix: str) -> str:
+    """A link to kata `name`'s page, as a URL relative to the page it is on. The page's markdown
+    comes out of a markdown-exec block, which MkDocs never rewrites: a link to `katas/x.md` would
+    stay that, so the URL must be the built site's (`katas/x/`), reached from the page's own URL
+    by `prefix` (`"../"` from `/troubleshooting/`)."""
     from dojo import catalogue
 
     kata = catalogue.get(name)
-    return f"[{kata.number}. {kata.title}]({prefix}katas/{name}.md)"
+    return f"[{kata.number}. {kata.title}]({prefix}katas/{name}/)"
 
 
 def _heading_text(phrase: str) -> str:
@@ -286,22 +366,42 @@ def _fence(text: str, lang: str = "text") -> str:
     return f"```{lang}\n{text.rstrip()}\n```"
 
 
+def _output(text: str) -> str:
+    """What torch printed, in the labelled Output box the other pages use (docs/hooks.py puts
+    executed output in `.result`; this markdown is made inside an executed block, so it says so
+    itself)."""
+    return f'<div class="result" markdown="1">\n\n{_fence(text)}\n\n</div>'
+
+
+def topic_id(topic: str) -> str:
+    """The anchor of a topic's section on the page."""
+    return "topic-" + re.sub(r"[^a-z0-9]+", "-", topic.lower()).strip("-")
+
+
 def entry_markdown(entry: Entry, *, run: bool = True, prefix: str = "") -> str:
     """One entry as a section of the Troubleshooting page. With `run`, a CPU example runs now
-    and its real output is shown; `prefix` is the path from the page to the docs root."""
+    and its real output is shown; `prefix` is the path from the page's URL to the site root."""
     shown = f"{entry.exception}: {entry.message}"
     lines = [f"### {_heading_text(entry.phrase)} {{#{entry.id}}}", ""]
-    read = f"**Read:** {_kata_link(entry.kata, prefix)}, then check your solution with "
-    read += f"`python -m katas check {entry.kata}`."
+    lines += [f"**What it means.** {entry.means}", "", f"**Fix.** {entry.fix}", ""]
+    if entry.doctor:
+        lines += [
+            f"**This machine.** `{DOCTOR}` reports what this machine has (driver, GPUs, the "
+            "GPU kinds this torch has kernels for) and what to change.",
+            "",
+        ]
+    kata = f"**Kata.** {_kata_link(entry.kata, prefix)} teaches this"
     if entry.also:
-        read += " See also " + ", ".join(_kata_link(name, prefix) for name in entry.also) + "."
-    lines += [read, "", f"**What it means.** {entry.means}", "", f"**Fix.** {entry.fix}", ""]
+        kata += "; see also " + ", ".join(_kata_link(name, prefix) for name in entry.also)
+    lines += [f"{kata}. To check your solution of it: `python -m katas check {entry.kata}`.", ""]
+    if entry.wordings:
+        lines += ["**Other wordings.** " + " ".join(entry.wordings), ""]
     if entry.reproduce is None:
         lines += [
             f"Only a CUDA machine prints this, so it is quoted from PyTorch's source: "
             f"`{entry.source}`.",
             "",
-            _fence(shown),
+            _output(shown),
         ]
         return "\n".join(lines)
     lines += [_fence(entry.reproduce, "python"), ""]
@@ -311,7 +411,7 @@ def entry_markdown(entry: Entry, *, run: bool = True, prefix: str = "") -> str:
         lines += [
             f"Not run here ({reason}); on a machine without one it prints:",
             "",
-            _fence(shown),
+            _output(shown),
         ]
     elif outcome.kind == "none":
         lines += ["On the machine that built this page it neither raised nor warned.", ""]
@@ -320,28 +420,52 @@ def entry_markdown(entry: Entry, *, run: bool = True, prefix: str = "") -> str:
         lines += [
             f"This ran when the page was built, and {what}:",
             "",
-            _fence(f"{outcome.exception}: {outcome.text}"),
+            _output(f"{outcome.exception}: {outcome.text}"),
         ]
     return "\n".join(lines)
 
 
-def markdown(*, run: bool = True, prefix: str = "") -> str:
-    """Every entry, in the index's order, as the body of the Troubleshooting page: one
-    section per topic, one heading per entry."""
-    parts, topic = [], None
+def index_markdown() -> str:
+    """The page's index by topic: one line per topic, short enough for one screen."""
+    rows = ["| Topic | Entries | For example |", "| --- | --: | --- |"]
+    for topic in dict.fromkeys(e.topic for e in load()):
+        entries = [e for e in load() if e.topic == topic]
+        first = entries[0].phrase
+        example = first if len(first) <= 46 else first[:43].rstrip() + "..."
+        rows.append(
+            f"| [{_heading_text(topic)}](#{topic_id(topic)}) | {len(entries)} "
+            f"| `{example.replace('|', '/').replace('`', '')}` |"
+        )
+    return "\n".join(rows)
+
+
+def markdown(*, run: bool = True, prefix: str = "", index: bool = True) -> str:
+    """Every entry, in the index's order, as the body of the Troubleshooting page: the index by
+    topic (unless the page shows it elsewhere: `index=False`), then one section per topic
+    (opening with a list of its entries) and one heading per entry."""
+    parts, topic = [index_markdown()] if index else [], None
     for entry in load():
         if entry.topic != topic:
             topic = entry.topic
-            parts.append(f"## {_heading_text(topic)}")
+            members = [e for e in load() if e.topic == topic]
+            parts.append(f"## {_heading_text(topic)} {{#{topic_id(topic)}}}")
+            parts.append("\n".join(f"- [{_heading_text(e.phrase)}](#{e.id})" for e in members))
         parts.append(entry_markdown(entry, run=run, prefix=prefix))
     return "\n\n".join(parts)
 
 
 # --- the command ------------------------------------------------------------------------------
 
+REPORT = (
+    "If torch printed it and it is about devices or GPUs, it belongs in the index: send the whole\n"
+    "traceback, with the output of `python -m katas doctor`, to the maintainers (an entry is a\n"
+    "few lines of dojo/errors.toml; the comment at its top says which)."
+)
 
-def explain(entry: Entry, width: int = 100) -> str:
-    """What `python -m katas explain` prints about one entry."""
+
+def explain(entry: Entry, width: int = 100, read_from: str | None = None) -> str:
+    """What `python -m katas explain` prints about one entry; `read_from` is the line of a
+    pasted traceback the answer was read from, when it was not the whole text."""
     from dojo import catalogue
 
     kata = catalogue.get(entry.kata)
@@ -349,21 +473,50 @@ def explain(entry: Entry, width: int = 100) -> str:
     def para(label: str, text: str) -> str:
         return textwrap.fill(f"{label} {text}", width=width, subsequent_indent="  ")
 
-    out = [
-        para(f"This {entry.kind} is:", entry.phrase),
+    out = [para(f"This {entry.kind} is:", entry.phrase)]
+    if read_from:
+        out.append(para("(read from the error in what you pasted:", f"{read_from})"))
+    out += [
         "",
         para("What it means:", entry.means.replace("`", "")),
         "",
         para("Fix:", entry.fix.replace("`", "")),
         "",
-        f"Read kata {kata.number}, {kata.title}: docs/katas/{kata.name}.md",
-        f"Then check your solution: python -m katas check {kata.name}",
     ]
+    if entry.doctor:
+        out += [para("This machine:", f"{DOCTOR} reports what this machine has."), ""]
+    out.append(f"Kata {kata.number}, {kata.title}, teaches this: docs/katas/{kata.name}.md")
     for name in entry.also:
         other = catalogue.get(name)
         out.append(f"See also kata {other.number}, {other.title}: docs/katas/{other.name}.md")
+    out.append(f"To check your solution of that kata: python -m katas check {kata.name}")
     out.append(f"More: {PAGE}#{entry.id}")
     return "\n".join(out)
+
+
+def _read_stdin() -> str:
+    """Standard input as text, whatever its encoding: bytes that are not UTF-8 become U+FFFD
+    (a paste from a terminal in another encoding still has its English words)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:
+        return sys.stdin.read()
+    return buffer.read().decode("utf-8", errors="replace")
+
+
+def _not_found(text: str) -> str:
+    lines = ["No entry in the error index matches that text."]
+    near = closest(last_error(text)) or closest(text)
+    if near:
+        lines.append("The closest entries, by the words they share with it:")
+        lines += [f"  {e.id}: {e.phrase}" for e in near]
+        lines.append("(`python -m katas explain <id>` shows one of them.)")
+    lines += [
+        "Paste the last line of the traceback, the one that starts with the exception's name",
+        "(RuntimeError: ...), or the whole traceback. `python -m katas explain --list` lists",
+        f"every entry, and {PAGE} explains each one.",
+        REPORT,
+    ]
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -382,7 +535,7 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 "Paste the error (the whole traceback is fine), then press Ctrl-D:", file=sys.stderr
             )
-        text = sys.stdin.read()
+        text = _read_stdin()
     else:
         text = " ".join(args)
     if not text.strip():
@@ -391,20 +544,37 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    ids = {entry.id: entry for entry in load()}
+    if text.strip() in ids:  # an id from --list or from the closest entries
+        print(explain(ids[text.strip()]))
+        return 0
     found = find(text)
     if not found:
-        print(
-            "No entry in the error index matches that text.\n"
-            "Paste the last line of the traceback, the one that starts with the exception's name\n"
-            f"(RuntimeError: ...). `python -m katas explain --list` lists every entry, and\n"
-            f"{PAGE} explains each one."
-        )
+        print(_not_found(text))
         return 1
-    print(explain(found[0]))
+    focus = last_error(text)
+    read_from = None
+    if _ranked(focus) and normalize(focus) != normalize(text):
+        read_from = normalize(focus.strip().splitlines()[0])
+        read_from = read_from if len(read_from) <= 160 else read_from[:157] + "..."
+    print(explain(found[0], read_from=read_from))
     if len(found) > 1:
         print("\nThe text also matches: " + "; ".join(f"{e.phrase} ({e.id})" for e in found[1:]))
     return 0
 
 
+def run() -> None:
+    """`python -m dojo.errors`, with its output piped into `head` that stops reading early."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away: say nothing more, and let the interpreter's last flush of
+        # stdout go nowhere instead of printing a second traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()
