@@ -215,7 +215,7 @@ def test_an_unknown_name_suggests_the_closest(repo):
 
 
 def test_solution_waits_until_the_kata_is_done(repo):
-    reference = (repo / "reference" / "device_selection.py").read_text()
+    reference = source.solution_text(_catalogue.get("device_selection"))
     before = katas(repo, "solution", "device_selection")
     assert before.returncode == 1
     assert reference not in before.stdout and "--force" in before.stderr
