@@ -162,7 +162,7 @@ class World:
             self.problem(
                 f"called {api} while timing on the CPU; there is no GPU to wait for or time "
                 "with (and on a machine without CUDA that call raises)",
-                hint=3,
+                hint=2,
             )
             raise AssertionError("Torch not compiled with CUDA enabled")
         if device is None:
