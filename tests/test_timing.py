@@ -334,11 +334,7 @@ class World:
             stack.enter_context(fake_gpus(self.gpus))
             for (owner, attr), replacement in fakes.items():
                 stack.enter_context(mock.patch.object(owner, attr, replacement))
-            for namespace in learner_namespaces(kata):
-                for name, value in list(namespace.items()):
-                    if id(value) in originals and not isinstance(value, types.ModuleType):
-                        namespace[name] = originals[id(value)]
-                        stack.callback(namespace.__setitem__, name, value)
+            rebind(kata, originals, stack)
             yield
 
     # what the tests read
@@ -390,6 +386,61 @@ def learner_namespaces(kata: types.ModuleType) -> list[dict]:
                 if isinstance(getattr(code, "__globals__", None), dict):
                     todo.append(code.__globals__)
     return found
+
+
+def rebind(kata: types.ModuleType, replacements: dict[int, object], stack) -> None:
+    """Wherever the code under test holds one of the replaced objects (keyed by id), make it hold
+    the replacement until `stack` closes: a name in a module (`from time import perf_counter`,
+    `CLOCK = time.perf_counter_ns`), a class attribute (plain or staticmethod), a default
+    argument (`def timed(fn, clock=time.perf_counter)`) or a closure's cell. So is the default
+    clock of `timeit.Timer`, which the standard library binds when it is imported."""
+
+    def swap_attr(owner: object, attr: str, value: object) -> None:
+        setattr(owner, attr, value)
+
+    def fake(value: object) -> object | None:
+        if isinstance(value, types.ModuleType):
+            return None
+        return replacements.get(id(value))
+
+    def swap_function(function: object) -> None:
+        if not isinstance(function, types.FunctionType):
+            return
+        for attr in ("__defaults__", "__kwdefaults__"):
+            old = getattr(function, attr)
+            if isinstance(old, tuple) and any(fake(v) is not None for v in old):
+                swap_attr(function, attr, tuple(fake(v) or v for v in old))
+                stack.callback(swap_attr, function, attr, old)
+            elif isinstance(old, dict) and any(fake(v) is not None for v in old.values()):
+                swap_attr(function, attr, {k: fake(v) or v for k, v in old.items()})
+                stack.callback(swap_attr, function, attr, old)
+        for cell in function.__closure__ or ():
+            try:
+                held = cell.cell_contents
+            except ValueError:  # an empty cell
+                continue
+            if fake(held) is not None:
+                cell.cell_contents = fake(held)
+                stack.callback(setattr, cell, "cell_contents", held)
+
+    swap_function(timeit.Timer.__init__)
+    for namespace in learner_namespaces(kata):
+        home = namespace.get("__name__")
+        for name, value in list(namespace.items()):
+            if fake(value) is not None:
+                namespace[name] = fake(value)
+                stack.callback(namespace.__setitem__, name, value)
+            elif getattr(value, "__module__", None) == home and isinstance(value, type):
+                for attr, member in list(vars(value).items()):
+                    inner = getattr(member, "__func__", member)
+                    if fake(inner) is not None:
+                        wrapped = staticmethod(fake(inner)) if inner is not member else fake(inner)
+                        swap_attr(value, attr, wrapped)
+                        stack.callback(swap_attr, value, attr, member)
+                    else:
+                        swap_function(inner)
+            elif getattr(value, "__module__", None) == home:
+                swap_function(value)
 
 
 def scripted(seconds: list[float]) -> Callable[[int, int], float]:
@@ -854,11 +905,7 @@ def wrong_clock_spies(kata, used: list[str]) -> Iterator[None]:
     with contextlib.ExitStack() as stack:
         for name in WRONG_CLOCKS:
             stack.enter_context(mock.patch.object(time, name, spies[id(getattr(time, name))]))
-        for namespace in learner_namespaces(kata):
-            for name, value in list(namespace.items()):
-                if id(value) in spies:
-                    namespace[name] = spies[id(value)]
-                    stack.callback(namespace.__setitem__, name, value)
+        rebind(kata, spies, stack)
         yield
 
 
