@@ -1,7 +1,9 @@
 """In-place ops and autograd: change tensors in place without breaking the gradients.
 
-Autograd tracks every in-place change with a version counter. Parameters are changed in place
-inside `torch.no_grad()`, never through `.data`; a tensor saved for backward is never changed.
+Initialising a model and stepping an optimizer change parameters in place, and so do many
+small speed-ups in a forward pass. Autograd has to know about each change, or the gradients
+come out wrong without a word; and it refuses some changes outright. Here you write the three
+kinds of change, each so that autograd stays right.
 
 Write each function so that its docstring holds: the docstring is the contract.
 The ideas and experiments: docs/katas/inplace_autograd.md (the site: python -m katas docs).
@@ -13,7 +15,6 @@ Stuck?     python -m katas hint inplace_autograd   (one rung of the hint ladder 
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable
 
 import torch
@@ -21,32 +22,36 @@ from torch import nn
 
 
 def init_constant_(model: nn.Module, value: float) -> nn.Module:
-    """Set every parameter of `model` to `value` in place and return `model`.
+    """Set every entry of every parameter of `model` to `value`, in place; return `model`.
 
-    Under `torch.no_grad()` the in-place `fill_` is allowed on a leaf that requires grad, is not
-    recorded in the graph, and bumps the parameter's `_version`, unlike a write through `.data`.
-    Buffers (such as BatchNorm's running statistics) are not parameters and stay as they are.
+    Afterwards each parameter is the same object as before, still a leaf with the
+    `requires_grad` it had, and the change is not part of any autograd graph, yet autograd has
+    seen it: the parameter's version counter (`_version`) went up. Buffers (BatchNorm's running
+    statistics) are not parameters and stay as they are.
     """
     # TODO(inplace_autograd): write init_constant_; the docstring above is the contract.
     raise NotImplementedError("inplace_autograd: init_constant_")
 
 
 def sgd_step_(params: Iterable[torch.Tensor], lr: float) -> None:
-    """One plain SGD step: `p -= lr * p.grad` in place for each parameter, then clear its grad.
+    """One plain SGD step: each parameter `p` that has a gradient becomes `p - lr * p.grad`,
+    and its gradient is then cleared, so that the next backward pass starts afresh.
 
-    `params` may be a one-shot generator such as `model.parameters()`, so it is read once.
-    Parameters whose `.grad` is None took no part in the loss and are left alone. Grads are
-    cleared by setting them to None, as `Optimizer.zero_grad()` does by default.
+    The parameters change in place: the same objects, still leaves, the update not recorded
+    by autograd, and each one's version counter (`_version`) up. A parameter whose `.grad` is
+    None took no part in the loss and is left alone. `params` may be a one-shot iterator
+    such as `model.parameters()`.
     """
     # TODO(inplace_autograd): write sgd_step_; the docstring above is the contract.
     raise NotImplementedError("inplace_autograd: sgd_step_")
 
 
 def sigmoid_plus_one(x: torch.Tensor) -> torch.Tensor:
-    """Return `sigmoid(x) + 1` as a new tensor, with correct gradients.
+    """Return `sigmoid(x) + 1`: a new tensor with the shape, dtype and device of `x`.
 
-    `torch.sigmoid` saves its output for backward (its derivative is `s * (1 - s)`), so that
-    output must not be changed in place: the `+ 1` makes a new tensor.
+    It is differentiable like `sigmoid(x) + 1`: `requires_grad` follows `x`, and a backward
+    pass through it gives `x` the gradient of `sigmoid(x) + 1`. Neither `x` nor any tensor
+    that autograd saved for that backward pass is changed.
     """
     # TODO(inplace_autograd): write sigmoid_plus_one; the docstring above is the contract.
     raise NotImplementedError("inplace_autograd: sigmoid_plus_one")

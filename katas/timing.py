@@ -1,5 +1,10 @@
-"""Timing: measure GPU code honestly, with a warm-up, a clock that waits for the GPU, and
-medians.
+"""Timing: measure GPU code honestly.
+
+A CUDA call returns as soon as its work is queued, long before the GPU has run it, so a timer
+that does not wait for the GPU measures the launch, not the work. And the first calls of
+anything are slow (CUDA start-up, library handles, caches), so they must not be timed at all.
+Here you write the timer you will trust for the rest of the katas: one that reports what the
+GPU really spent, and a comparison of two functions that a drifting machine cannot fool.
 
 Write each function so that its docstring holds: the docstring is the contract.
 The ideas and experiments: docs/katas/timing.md (the site: python -m katas docs).
@@ -11,8 +16,6 @@ Stuck?     python -m katas hint timing   (one rung of the hint ladder at a time)
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable
 
 import torch
@@ -25,12 +28,19 @@ def time_op(
     warmup: int = 3,
     repeats: int = 10,
 ) -> dict:
-    """Median, min and max seconds of `repeats` calls of `fn` on `device`, after `warmup`
-    untimed calls.
+    """Time `fn()` on `device`; return `{"median_s": ..., "min_s": ..., "max_s": ...,
+    "repeats": repeats}`, the three times as Python floats in seconds.
 
-    On CUDA every timed call sits between two `torch.cuda.synchronize` calls, so the interval
-    holds all the GPU work of that call and nothing else. The median is robust to the odd slow
-    sample (another process, a page fault) that would drag a mean up.
+    `fn` is called `warmup` times untimed, then `repeats` times, each timed on its own; with an
+    even number of times, the median is the mean of the two middle ones. Each time is what
+    that one call cost: on a CUDA device, all the work the call queued on that device (which
+    may finish long after `fn` returns) and none of the work queued before it, the warm-up
+    included. Times are elapsed time, read from a steady clock of the highest resolution, or
+    from the GPU's own timing events.
+
+    `device` is "cpu" or a CUDA device this machine has ("cuda" is the current one). Raises
+    ValueError naming the argument, before `fn` is called at all, for `repeats` below 1,
+    `warmup` below 0, or any other device.
     """
     # TODO(timing): write time_op; the docstring above is the contract.
     raise NotImplementedError("timing: time_op")
@@ -44,11 +54,17 @@ def speedup(
     warmup: int = 3,
     repeats: int = 10,
 ) -> float:
-    """How many times faster `fn_b` is than `fn_a`: median(a) / median(b), so 2.0 means `fn_b`
-    takes half the time.
+    """How many times faster `fn_b` is than `fn_a`: the median time of `fn_a` over the median
+    time of `fn_b`, as a Python float (2.0: `fn_b` takes half the time).
 
-    Timed calls alternate (a, b, a, b, ...) in one run, so a machine that drifts during the
-    run slows both down alike.
+    Both functions get `warmup` untimed calls before any timed one; then `repeats` timed calls
+    of each, every time taken as `time_op` takes it. The timed calls of the two are
+    interleaved, so that a machine that speeds up or slows down steadily during the run
+    (another job starting, a GPU warming up) affects both alike.
+
+    Arguments are checked as in `time_op`. If either median is 0 s (the function ran faster
+    than the clock can tell), raises ValueError naming that function (`fn_a` or `fn_b`):
+    a ratio with a zero in it measures the clock, not the functions.
     """
     # TODO(timing): write speedup; the docstring above is the contract.
     raise NotImplementedError("timing: speedup")

@@ -1,10 +1,12 @@
 """View vs reshape: reshape without copying when you can, copy only when you must, and know
 which one happened.
 
-A tensor is a storage (a flat block of memory) plus a shape, strides and an offset that say
-where each element lives. `view` only writes new shape and strides over the same storage, so
-it never copies, and fails when no strides can describe the new shape. `reshape` returns such
-a view when one exists and a copy otherwise.
+A tensor is a flat block of memory (its storage) plus a shape, strides and an offset that say
+where each element lives. Some new shapes can be laid over the same memory and some cannot. A
+reshaped tensor that shares memory with the original cost nothing to make, and writing through
+it changes the original; a copy costs memory and time, and is independent. Here you reshape
+batches, say honestly whether memory is shared, and copy a tensor into row-major order only
+when it is not already.
 
 Write each function so that its docstring holds: the docstring is the contract.
 The ideas and experiments: docs/katas/view_vs_reshape.md (the site: python -m katas docs).
@@ -16,38 +18,40 @@ Stuck?     python -m katas hint view_vs_reshape   (one rung of the hint ladder a
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import torch
 
 
 def flatten_rows(x: torch.Tensor) -> torch.Tensor:
-    """Reshape `x` of shape (N, ...) to (N, W), W the product of the other sizes.
+    """Reshape `x` of shape (N, ...) to (N, W), W the product of the other sizes: a 1-d (N,)
+    becomes (N, 1), and any N works, 0 included.
 
-    A view whenever one is possible, a copy only when it must be. A 1-d (N,) becomes (N, 1);
-    W is computed, not inferred with -1, so an empty batch (N = 0) works too. A 0-d tensor
-    has no rows and raises ValueError.
+    The result shares `x`'s memory whenever some view of `x` has shape (N, W), and is a copy
+    only when none has. A 0-d tensor has no rows: ValueError, saying that its shape is ().
     """
     # TODO(view_vs_reshape): write flatten_rows; the docstring above is the contract.
     raise NotImplementedError("view_vs_reshape: flatten_rows")
 
 
 def view_or_copy(x: torch.Tensor, shape: Sequence[int]) -> tuple[torch.Tensor, bool]:
-    """Reshape `x` to `shape` (one entry may be -1), as a view when possible.
+    """Reshape `x` to `shape` (one entry may be -1); return `(result, shares)`.
 
-    Returns the tensor and whether it shares storage with `x`, read from the storage pointers.
-    A shape that does not fit `x` raises ValueError naming both shapes.
+    `result` has `x`'s values in `shape`. It shares `x`'s memory whenever some view of `x` has
+    that shape, and is a copy only when none has. `shares` is a bool, True exactly when
+    `result` uses `x`'s memory, so that writing through it changes `x`. A shape that cannot
+    hold `x`'s elements raises ValueError naming both shapes.
     """
     # TODO(view_vs_reshape): write view_or_copy; the docstring above is the contract.
     raise NotImplementedError("view_vs_reshape: view_or_copy")
 
 
 def ensure_contiguous(x: torch.Tensor) -> torch.Tensor:
-    """Return `x` itself when it is contiguous (row-major), else a contiguous copy.
+    """Return `x` itself when it is already contiguous (row-major order), and otherwise a
+    contiguous copy with the same values.
 
-    `x.contiguous()` does exactly that. Expanded and channels_last tensors are not contiguous
-    in this sense, so they are copied.
+    Row-major is the default memory format: an expanded tensor (elements shared by several
+    indices) or a channels_last one is not row-major, and gets copied.
     """
     # TODO(view_vs_reshape): write ensure_contiguous; the docstring above is the contract.
     raise NotImplementedError("view_vs_reshape: ensure_contiguous")

@@ -1,12 +1,17 @@
 """In-place ops and autograd: change tensors in place without breaking the gradients.
 
-Autograd tracks every in-place change with a version counter. Parameters are changed in place
-inside `torch.no_grad()`, never through `.data`; a tensor saved for backward is never changed.
+Initialising a model and stepping an optimizer change parameters in place, and so do many
+small speed-ups in a forward pass. Autograd has to know about each change, or the gradients
+come out wrong without a word; and it refuses some changes outright. Here you write the three
+kinds of change, each so that autograd stays right.
 """
 
 from __future__ import annotations
 
+# BEGIN SOLUTION
 import numbers
+
+# END SOLUTION
 from collections.abc import Iterable
 
 import torch
@@ -25,11 +30,12 @@ def _check_number(func: str, name: str, value: object) -> None:
 
 
 def init_constant_(model: nn.Module, value: float) -> nn.Module:
-    """Set every parameter of `model` to `value` in place and return `model`.
+    """Set every entry of every parameter of `model` to `value`, in place; return `model`.
 
-    Under `torch.no_grad()` the in-place `fill_` is allowed on a leaf that requires grad, is not
-    recorded in the graph, and bumps the parameter's `_version`, unlike a write through `.data`.
-    Buffers (such as BatchNorm's running statistics) are not parameters and stay as they are.
+    Afterwards each parameter is the same object as before, still a leaf with the
+    `requires_grad` it had, and the change is not part of any autograd graph, yet autograd has
+    seen it: the parameter's version counter (`_version`) went up. Buffers (BatchNorm's running
+    statistics) are not parameters and stay as they are.
     """
     # BEGIN SOLUTION
     if not isinstance(model, nn.Module):
@@ -43,11 +49,13 @@ def init_constant_(model: nn.Module, value: float) -> nn.Module:
 
 
 def sgd_step_(params: Iterable[torch.Tensor], lr: float) -> None:
-    """One plain SGD step: `p -= lr * p.grad` in place for each parameter, then clear its grad.
+    """One plain SGD step: each parameter `p` that has a gradient becomes `p - lr * p.grad`,
+    and its gradient is then cleared, so that the next backward pass starts afresh.
 
-    `params` may be a one-shot generator such as `model.parameters()`, so it is read once.
-    Parameters whose `.grad` is None took no part in the loss and are left alone. Grads are
-    cleared by setting them to None, as `Optimizer.zero_grad()` does by default.
+    The parameters change in place: the same objects, still leaves, the update not recorded
+    by autograd, and each one's version counter (`_version`) up. A parameter whose `.grad` is
+    None took no part in the loss and is left alone. `params` may be a one-shot iterator
+    such as `model.parameters()`.
     """
     # BEGIN SOLUTION
     _check_number("sgd_step_", "lr", lr)
@@ -66,10 +74,11 @@ def sgd_step_(params: Iterable[torch.Tensor], lr: float) -> None:
 
 
 def sigmoid_plus_one(x: torch.Tensor) -> torch.Tensor:
-    """Return `sigmoid(x) + 1` as a new tensor, with correct gradients.
+    """Return `sigmoid(x) + 1`: a new tensor with the shape, dtype and device of `x`.
 
-    `torch.sigmoid` saves its output for backward (its derivative is `s * (1 - s)`), so that
-    output must not be changed in place: the `+ 1` makes a new tensor.
+    It is differentiable like `sigmoid(x) + 1`: `requires_grad` follows `x`, and a backward
+    pass through it gives `x` the gradient of `sigmoid(x) + 1`. Neither `x` nor any tensor
+    that autograd saved for that backward pass is changed.
     """
     # BEGIN SOLUTION
     if not isinstance(x, torch.Tensor):

@@ -1,16 +1,26 @@
-"""Timing: measure GPU code honestly, with a warm-up, a clock that waits for the GPU, and
-medians."""
+"""Timing: measure GPU code honestly.
+
+A CUDA call returns as soon as its work is queued, long before the GPU has run it, so a timer
+that does not wait for the GPU measures the launch, not the work. And the first calls of
+anything are slow (CUDA start-up, library handles, caches), so they must not be timed at all.
+Here you write the timer you will trust for the rest of the katas: one that reports what the
+GPU really spent, and a comparison of two functions that a drifting machine cannot fool.
+"""
 
 from __future__ import annotations
 
+# BEGIN SOLUTION
 import statistics
 import time
+
+# END SOLUTION
 from collections.abc import Callable
 
 import torch
 
-
 # BEGIN SOLUTION
+
+
 def _check(
     call: str, fns: tuple[object, ...], device: object, warmup: object, repeats: object
 ) -> torch.device:
@@ -41,15 +51,13 @@ def _check(
         count = torch.cuda.device_count()
         if parsed.index is not None and parsed.index >= count:
             raise ValueError(f"{call}: device={device!r}, but this machine has {count} GPU(s)")
+        if parsed.index is None:  # "cuda" is the current GPU; pin it, so every wait is on it
+            parsed = torch.device("cuda", torch.cuda.current_device())
     return parsed
 
 
-# END SOLUTION
-
-
-# BEGIN SOLUTION
 def _time_one_call(fn: Callable[[], object], device: torch.device) -> float:
-    """Seconds taken by one call of `fn`, including the GPU work it queued."""
+    """Seconds taken by one call of `fn`, including the GPU work it queued on `device`."""
     if device.type == "cuda":
         torch.cuda.synchronize(device)  # nothing queued earlier may run inside our interval
         start = time.perf_counter()
@@ -61,10 +69,6 @@ def _time_one_call(fn: Callable[[], object], device: torch.device) -> float:
     return time.perf_counter() - start
 
 
-# END SOLUTION
-
-
-# BEGIN SOLUTION
 def _summary(samples: list[float]) -> dict:
     return {
         "median_s": float(statistics.median(samples)),
@@ -84,12 +88,19 @@ def time_op(
     warmup: int = 3,
     repeats: int = 10,
 ) -> dict:
-    """Median, min and max seconds of `repeats` calls of `fn` on `device`, after `warmup`
-    untimed calls.
+    """Time `fn()` on `device`; return `{"median_s": ..., "min_s": ..., "max_s": ...,
+    "repeats": repeats}`, the three times as Python floats in seconds.
 
-    On CUDA every timed call sits between two `torch.cuda.synchronize` calls, so the interval
-    holds all the GPU work of that call and nothing else. The median is robust to the odd slow
-    sample (another process, a page fault) that would drag a mean up.
+    `fn` is called `warmup` times untimed, then `repeats` times, each timed on its own; with an
+    even number of times, the median is the mean of the two middle ones. Each time is what
+    that one call cost: on a CUDA device, all the work the call queued on that device (which
+    may finish long after `fn` returns) and none of the work queued before it, the warm-up
+    included. Times are elapsed time, read from a steady clock of the highest resolution, or
+    from the GPU's own timing events.
+
+    `device` is "cpu" or a CUDA device this machine has ("cuda" is the current one). Raises
+    ValueError naming the argument, before `fn` is called at all, for `repeats` below 1,
+    `warmup` below 0, or any other device.
     """
     # BEGIN SOLUTION
     target = _check("time_op", (fn,), device, warmup, repeats)
@@ -108,11 +119,17 @@ def speedup(
     warmup: int = 3,
     repeats: int = 10,
 ) -> float:
-    """How many times faster `fn_b` is than `fn_a`: median(a) / median(b), so 2.0 means `fn_b`
-    takes half the time.
+    """How many times faster `fn_b` is than `fn_a`: the median time of `fn_a` over the median
+    time of `fn_b`, as a Python float (2.0: `fn_b` takes half the time).
 
-    Timed calls alternate (a, b, a, b, ...) in one run, so a machine that drifts during the
-    run slows both down alike.
+    Both functions get `warmup` untimed calls before any timed one; then `repeats` timed calls
+    of each, every time taken as `time_op` takes it. The timed calls of the two are
+    interleaved, so that a machine that speeds up or slows down steadily during the run
+    (another job starting, a GPU warming up) affects both alike.
+
+    Arguments are checked as in `time_op`. If either median is 0 s (the function ran faster
+    than the clock can tell), raises ValueError naming that function (`fn_a` or `fn_b`):
+    a ratio with a zero in it measures the clock, not the functions.
     """
     # BEGIN SOLUTION
     target = _check("speedup", (fn_a, fn_b), device, warmup, repeats)
@@ -123,5 +140,12 @@ def speedup(
     for _ in range(repeats):
         times_a.append(_time_one_call(fn_a, target))
         times_b.append(_time_one_call(fn_b, target))
-    return float(statistics.median(times_a) / statistics.median(times_b))
+    median_a, median_b = statistics.median(times_a), statistics.median(times_b)
+    zero = [name for name, median in (("fn_a", median_a), ("fn_b", median_b)) if median == 0]
+    if zero:
+        raise ValueError(
+            f"speedup: the median time of {' and '.join(zero)} is 0 s, below the resolution "
+            f"of the clock; time more work per call"
+        )
+    return float(median_a / median_b)
     # END SOLUTION

@@ -1,7 +1,7 @@
 """Times all of `fn_a` and then all of `fn_b` (two `time_op` runs), so a machine that drifts
 during the run credits the drift to one of them.
 
-Caught by: test_speedup_alternates_and_divides_the_medians
+Caught by: test_speedup_interleaves_and_divides_the_medians
 """
 
 from reference.timing import *

@@ -1,7 +1,7 @@
 """Returns median(b) / median(a), the inverse of the documented ratio: a `fn_b` twice as fast
 reads as 0.5.
 
-Caught by: test_speedup_alternates_and_divides_the_medians, test_speedup_on_real_work
+Caught by: test_speedup_interleaves_and_divides_the_medians, test_speedup_on_real_work
 """
 
 import statistics

@@ -1,7 +1,7 @@
 """Reads `time.time()`, wall-clock time: it jumps when the system clock is adjusted and is
 coarse on some systems. `time.perf_counter()` is the clock made for timing.
 
-Caught by: test_time_op_reads_perf_counter_around_each_call
+Caught by: test_time_op_times_each_call_on_its_own
 """
 
 import time

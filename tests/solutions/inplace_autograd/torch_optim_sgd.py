@@ -1,0 +1,30 @@
+"""Steps with torch's own `torch.optim.SGD` (no momentum), built on the parameters that have a
+gradient and cleared with its `zero_grad()`; initialises module by module
+(`model.modules()`, each one's own parameters) with `fill_` under `torch.no_grad()`; adds a
+tensor of ones.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def init_constant_(model, value):
+    with torch.no_grad():
+        for module in model.modules():
+            for p in module.parameters(recurse=False):
+                p.fill_(value)
+    return model
+
+
+def sgd_step_(params, lr):
+    with_grad = [p for p in params if p.grad is not None]
+    if not with_grad:
+        return
+    optimizer = torch.optim.SGD(with_grad, lr=lr)
+    optimizer.step()
+    optimizer.zero_grad()
+
+
+def sigmoid_plus_one(x):
+    return torch.sigmoid(x) + torch.ones_like(x)

@@ -1,0 +1,34 @@
+"""Uses `torch.flatten(x, 1)` for a batch of two or more dimensions and `unsqueeze(1)` for a
+1-d one (both view whenever a view exists); view_or_copy compares `data_ptr()`, the address of
+the first element, which a reshape view shares with `x` and a fresh copy does not;
+ensure_contiguous allocates a row-major tensor with `torch.empty_like` and copies into it.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def flatten_rows(x):
+    if x.ndim == 0:
+        raise ValueError(f"flatten_rows: x has shape {tuple(x.shape)}, a 0-d tensor with no rows")
+    return x.unsqueeze(1) if x.ndim == 1 else torch.flatten(x, 1)
+
+
+def view_or_copy(x, shape):
+    try:
+        result = torch.reshape(x, list(shape))
+    except RuntimeError:
+        raise ValueError(
+            f"view_or_copy: {x.numel()} elements of shape {tuple(x.shape)} do not fit "
+            f"shape {tuple(shape)}"
+        ) from None
+    return result, result.data_ptr() == x.data_ptr()
+
+
+def ensure_contiguous(x):
+    if x.is_contiguous():
+        return x
+    out = torch.empty_like(x, memory_format=torch.contiguous_format)
+    out.copy_(x)
+    return out
