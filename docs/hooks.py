@@ -3,6 +3,8 @@
 
 Markers a page may hold, each alone on its line (a marker quoted in prose is left alone):
 - `<!-- catalogue -->`: the numbered list of katas (the home page);
+- `<!-- get-the-code -->`: how to get the code: `git clone` when KATAS_REPO_URL is set, else
+  a plain sentence (Getting started);
 - `<!-- stub -->`: the stub the learner fills in, generated from the reference, folded;
 - `<!-- hints -->`: the kata's hint ladder, each rung folded and titled by what it is about;
 - `<!-- mistakes -->`: the kata's mistake corpus, one line each, folded as a spoiler;
@@ -74,17 +76,45 @@ def _freeze_survivors() -> None:
 
 
 def on_config(config):
-    """Let `exec` code blocks import `katas` and `reference` (mkdocs resets sys.path after
-    loading hooks, so this cannot happen at import time), and take the repository's address
-    from KATAS_REPO_URL / KATAS_EDIT_URI when they are set."""
+    """Let `exec` code blocks import the repository's code (mkdocs resets sys.path after
+    loading hooks, so this cannot happen at import time), and take the repository's and the
+    site's addresses from KATAS_REPO_URL / KATAS_EDIT_URI / KATAS_SITE_URL when they are set.
+    Without them the site names no address: no repository link, no edit button."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    if url := os.environ.get("KATAS_REPO_URL"):
+    if url := repo_url():
         config["repo_url"] = url
         config["repo_name"] = url.rstrip("/").rsplit("/", 1)[-1]
-    if edit_uri := os.environ.get("KATAS_EDIT_URI"):
-        config["edit_uri"] = edit_uri
+        config["edit_uri"] = os.environ.get("KATAS_EDIT_URI") or "edit/main/docs/"
+    if site := os.environ.get("KATAS_SITE_URL"):
+        config["site_url"] = site if site.endswith("/") else site + "/"
     return config
+
+
+def repo_url() -> str:
+    """Where the code lives, if the builder said (KATAS_REPO_URL); "" while it has no address."""
+    return os.environ.get("KATAS_REPO_URL", "").strip()
+
+
+def _get_the_code() -> str:
+    """`<!-- get-the-code -->`: how to get the code, honestly, with or without an address."""
+    url = repo_url()
+    if url:
+        return f"```bash\ngit clone {url} pytorch-gpu-katas\ncd pytorch-gpu-katas\n```"
+    return (
+        "This copy of the site was built without a public address for the code, so it shows "
+        "no `git clone` line that would lead nowhere. Get the repository the way this site "
+        "reached you (a clone or an archive from your course, team or colleague), then open a "
+        "terminal in its folder, the one that holds `noxfile.py` and `katas/`."
+    )
+
+
+def on_post_build(config) -> None:
+    """Without a site address, MkDocs writes a sitemap with no page in it: ship none."""
+    if not config.get("site_url"):
+        site = Path(config["site_dir"])
+        for name in ("sitemap.xml", "sitemap.xml.gz"):
+            (site / name).unlink(missing_ok=True)
 
 
 def _indent(text: str) -> str:
@@ -299,6 +329,7 @@ KATA_MARKERS = {
 def on_page_markdown(markdown: str, page, config, files) -> str:
     src = page.file.src_uri
     markdown, _ = _replace_marker(markdown, "<!-- catalogue -->", _catalogue_list)
+    markdown, _ = _replace_marker(markdown, "<!-- get-the-code -->", _get_the_code)
     if src.startswith("katas/"):
         try:
             kata = _catalogue.get(Path(src).stem)

@@ -19,7 +19,6 @@ import functools
 import http.server
 import os
 import re
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -82,24 +81,6 @@ def _search_cases() -> list[tuple[str, str]]:
 
 
 # --- the site, a server and a browser -----------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    given = os.environ.get("KATAS_SITE_DIR")
-    if given:
-        path = Path(given)
-        if not (path / "index.html").is_file():
-            pytest.fail(f"KATAS_SITE_DIR={given} holds no built site (no index.html)", False)
-        return path
-    path = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(path)],
-        cwd=ROOT,
-        check=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )
-    return path
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
