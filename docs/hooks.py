@@ -355,6 +355,17 @@ _PLACEHOLDER = re.compile(r"<!-- kata-file (\d+) -->")
 _set_aside: dict[str, list[str]] = {}
 
 
+_CELL = re.compile(r"<td\b[^>]*>.*?</td>", re.S)
+_BARE_CODE = re.compile(r"<code>([^<\s]+)</code>")
+
+
+def _identifiers_whole(html: str) -> str:
+    """In table cells, inline code without a space (an identifier, `cuda:{rank}`) gets class
+    `ident`, which docs/stylesheets/katas.css keeps on one line: a table too wide for a phone
+    scrolls in its own box rather than breaking `view_reshap|e`."""
+    return _CELL.sub(lambda cell: _BARE_CODE.sub(r'<code class="ident">\1</code>', cell[0]), html)
+
+
 def on_page_content(html: str, page, config, files) -> str:
     """Give each indented code line its depth (`--i`), for the hanging indent; then set the
     blocks left out of search aside until `on_page_context`.
@@ -365,6 +376,7 @@ def on_page_content(html: str, page, config, files) -> str:
     order change, the blocks are indexed whole and still left out by their attribute."""
     _freeze_survivors()  # once the page's executed blocks have run
     html = _LINE.sub(lambda m: f'{m[0]} style="--i:{len(m[2])}"', html)
+    html = _identifiers_whole(html)
     aside = _set_aside[page.file.src_uri] = []
 
     def set_aside(block: re.Match) -> str:

@@ -204,6 +204,25 @@ FOLDS = f"""() => [...document.querySelectorAll({FOLD!r})].map(fold => ({{
   shown: [...fold.children].some(c => c.tagName !== 'SUMMARY' && c.checkVisibility()),
 }}))"""
 
+# Each diagram: whether it fits the article's column, and its smallest text as rendered.
+DIAGRAMS = """() => {
+  const column = document.querySelector('article').getBoundingClientRect();
+  return [...document.querySelectorAll('article svg[role=img]')].map(svg => {
+    const box = svg.getBoundingClientRect();
+    const scale = svg.getScreenCTM().a;
+    const sizes = [...svg.querySelectorAll('text')]
+      .map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+    return {title: svg.querySelector('title')?.textContent ?? '?',
+            left: box.left - column.left, right: box.right - column.right,
+            smallest: Math.min(...sizes)};
+  });
+}"""
+
+# Identifiers in table cells (no space in them) that the browser broke over two lines.
+BROKEN_IDENTIFIERS = """() => [...document.querySelectorAll('article td code')]
+  .filter(code => !/\\s/.test(code.textContent) && code.getClientRects().length > 1)
+  .map(code => code.textContent)"""
+
 OUTPUT_LABELS = """() => [...document.querySelectorAll('.md-typeset .result')]
   .map(box => getComputedStyle(box, '::before').content)"""
 
@@ -229,6 +248,8 @@ class PageReport:
     widths: tuple[int, int] = (0, 0)  # the document's and the window's
     output_labels: list[str] = field(default_factory=list)
     folds: list[Fold] = field(default_factory=list)
+    diagrams: list[dict] = field(default_factory=list)
+    broken_identifiers: list[str] = field(default_factory=list)
 
 
 def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[str, PageReport]:
@@ -246,6 +267,8 @@ def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[
             page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         )
         report.output_labels = page.evaluate(OUTPUT_LABELS)
+        report.diagrams = page.evaluate(DIAGRAMS)
+        report.broken_identifiers = page.evaluate(BROKEN_IDENTIFIERS)
         if click and path.startswith("katas/"):
             before = page.evaluate(FOLDS)
             for summary in page.locator(f"{FOLD} > summary").all():
@@ -294,6 +317,31 @@ def test_no_visible_code_is_cut_off_and_no_page_scrolls_sideways(screen, request
         document, window = report.widths
         if document > window:
             problems.append(f"/{path}: the page scrolls sideways ({document} px in {window})")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("screen", ["on_desktop", "on_phone"])
+def test_diagrams_fit_the_column_and_read_at_12px(screen, request):
+    """A diagram wider than a phone's column hides its end behind a sideways scroll with no
+    cue (DataParallel lost its gather stage); its text must read at 12 px or more."""
+    problems, seen = [], 0
+    for path, report in request.getfixturevalue(screen).items():
+        for d in report.diagrams:
+            seen += 1
+            if d["left"] < -1 or d["right"] > 1:
+                problems.append(f"/{path}: {d['title']!r} sticks out of the column")
+            if d["smallest"] < 12:
+                problems.append(f"/{path}: {d['title']!r} has text at {d['smallest']:.1f} px")
+    assert seen >= 5, f"only {seen} diagrams found: are they still inline SVG with role=img?"
+    assert not problems, "\n".join(problems)
+
+
+def test_identifiers_in_tables_never_break_mid_word(on_phone):
+    problems = [
+        f"/{path}: {text!r} breaks over two lines"
+        for path, report in on_phone.items()
+        for text in report.broken_identifiers
+    ]
     assert not problems, "\n".join(problems)
 
 
