@@ -366,6 +366,23 @@ def _identifiers_whole(html: str) -> str:
     return _CELL.sub(lambda cell: _BARE_CODE.sub(r'<code class="ident">\1</code>', cell[0]), html)
 
 
+_API_CODE = re.compile(r"<code>(torch(?:\.[A-Za-z_]\w*)+)(?=[(<])")
+_SEARCH_ONLY = re.compile(r'<span class="search-only" hidden>[^<]*</span>')
+
+
+def _search_forms(html: str) -> str:
+    """After each torch API named in inline code, its shorter forms, for the search index only
+    (`torch.cuda.synchronize` -> `cuda.synchronize synchronize`): a reader searches for the bare
+    name as often as the dotted one. `on_page_context` takes them out of the page again."""
+
+    def forms(match: re.Match) -> str:
+        parts = match[1].split(".")
+        shorter = " ".join(".".join(parts[i:]) for i in range(1, len(parts)))
+        return f'<span class="search-only" hidden>{shorter}</span>{match[0]}'
+
+    return _API_CODE.sub(forms, html)
+
+
 def on_page_content(html: str, page, config, files) -> str:
     """Give each indented code line its depth (`--i`), for the hanging indent; then set the
     blocks left out of search aside until `on_page_context`.
@@ -377,6 +394,7 @@ def on_page_content(html: str, page, config, files) -> str:
     _freeze_survivors()  # once the page's executed blocks have run
     html = _LINE.sub(lambda m: f'{m[0]} style="--i:{len(m[2])}"', html)
     html = _identifiers_whole(html)
+    html = _search_forms(html)
     aside = _set_aside[page.file.src_uri] = []
 
     def set_aside(block: re.Match) -> str:
@@ -390,6 +408,7 @@ def on_page_context(context, page, config, nav):
     """Put back the blocks `on_page_content` set aside, once the page is indexed."""
     aside = _set_aside.pop(page.file.src_uri, [])
     page.content = _PLACEHOLDER.sub(lambda m: aside[int(m[1])], page.content)
+    page.content = _SEARCH_ONLY.sub("", page.content)
     return context
 
 

@@ -415,6 +415,55 @@ def test_a_pasted_error_message_finds_the_page_that_explains_it(search, message,
     )
 
 
+def _api_names(site: Path) -> dict[str, set[str]]:
+    """Every torch API a page names in inline code (`torch.cuda.synchronize`, with any call
+    stripped), and the pages that name it."""
+    import html as _html
+
+    found: dict[str, set[str]] = {}
+    for page in site.rglob("index.html"):
+        if "assets" in page.parts:
+            continue
+        rel = page.parent.relative_to(site).as_posix()
+        for code in re.findall(r"<code>(.*?)</code>", page.read_text()):
+            text = _html.unescape(re.sub(r"<[^>]+>", "", code))
+            if name := re.match(r"torch(?:\.[A-Za-z]\w*)+", text):
+                found.setdefault(name[0], set()).add("" if rel == "." else f"{rel}/")
+    return found
+
+
+def _api_queries(site: Path) -> list[tuple[str, str]]:
+    """(what a reader types, the API's bare name): the dotted name always, the bare name when
+    it is distinctive enough to search for alone (`set_default_device`, `synchronize`, not
+    `empty` or `load`), and the name after `torch.` (`cuda.synchronize`)."""
+    queries = []
+    for name in sorted(_api_names(site)):
+        parts = name.split(".")
+        bare = parts[-1]
+        queries.append((name, bare))
+        if len(parts) > 2:
+            queries.append((".".join(parts[1:]), bare))
+        if "_" in bare.strip("_") or len(bare) >= 9:
+            queries.append((bare, bare))
+    return queries
+
+
+def test_every_torch_api_a_page_names_is_found_by_its_bare_and_dotted_names(site_dir, search):
+    """Search splits words at dots (mkdocs.yml, separator), so `set_default_device` finds the
+    page that writes `torch.set_default_device(...)`; the first hit is a page naming it."""
+    queries = _api_queries(site_dir)
+    assert len(queries) > 40, f"only {len(queries)} API names found on the pages"
+    problems = []
+    for query, bare in queries:
+        hit = search(query)
+        page = site_dir / hit.lstrip("/") / "index.html" if not hit.startswith("(") else None
+        if page is None or not page.is_file():
+            problems.append(f"{query!r} finds {hit}")
+        elif bare not in page.read_text():
+            problems.append(f"{query!r} lands first on {hit}, which never names {bare}")
+    assert not problems, f"{len(problems)} of {len(queries)} searches:\n" + "\n".join(problems)
+
+
 # --- theme --------------------------------------------------------------------------------------
 
 
