@@ -4,7 +4,7 @@ Autograd tracks every in-place change with a version counter. Parameters are cha
 inside `torch.no_grad()`, never through `.data`; a tensor saved for backward is never changed.
 
 Write each function so that its docstring holds: the docstring is the contract.
-The ideas and experiments: docs/katas/inplace_autograd.md (the site: python -m katas docs).
+Its page, with the ideas and experiments: python -m katas docs inplace_autograd
 
 Check it:  python -m katas check inplace_autograd
 Stuck?     python -m katas hint inplace_autograd   (one rung of the hint ladder at a time)

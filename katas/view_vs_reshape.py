@@ -7,7 +7,7 @@ it never copies, and fails when no strides can describe the new shape. `reshape`
 a view when one exists and a copy otherwise.
 
 Write each function so that its docstring holds: the docstring is the contract.
-The ideas and experiments: docs/katas/view_vs_reshape.md (the site: python -m katas docs).
+Its page, with the ideas and experiments: python -m katas docs view_vs_reshape
 
 Check it:  python -m katas check view_vs_reshape
 Stuck?     python -m katas hint view_vs_reshape   (one rung of the hint ladder at a time)
