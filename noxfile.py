@@ -135,11 +135,11 @@ def docs(session: nox.Session) -> None:
     session.run("mkdocs", "build", "--strict", env=ENV)
 
 
-@nox.session(name="docs-serve")
+@nox.session(name="docs-serve", venv_backend="none")
 def docs_serve(session: nox.Session) -> None:
-    """Serve the site with live reload on http://127.0.0.1:8000."""
-    _install(session, "docs")
-    session.run("mkdocs", "serve", *session.posargs, env=ENV)
+    """Serve the site on http://127.0.0.1:8000 from the learn venv (`python -m katas docs`):
+    no venv, and no torch, of its own."""
+    session.run("python", "-m", "katas", "docs", *session.posargs, external=True)
 
 
 @nox.session

@@ -1,7 +1,9 @@
-"""Turn a results file into tables (for the docs page) and a figure (the PNG beside it).
+"""Turn a results file into tables (for the docs page), a figure (the PNG beside it) and one
+SVG panel per experiment (for the site).
 
 Stdlib only at import time: the docs build renders the tables without running a benchmark, and
-matplotlib is imported only to draw.
+matplotlib is imported only to draw. `python -m benchmarks.report [RESULTS]` redraws the SVG
+panels of a results file (the committed one by default) without measuring anything.
 """
 
 from __future__ import annotations
@@ -175,6 +177,116 @@ def figure(data: Mapping, plotters: Mapping[str, Callable], path: Path) -> Path 
     return path
 
 
+# The site's panels: drawn in currentColor on no background, so an inline SVG takes the page's
+# text colour in light and dark mode; text stays text (not paths), at sizes that read at 12 px
+# or more in a phone's 358 px column.
+PANEL_INCHES = (4.2, 3.4)
+PANEL_FONT_PT = 11.5
+_INK = "#010101"  # drawn as this, then replaced by currentColor
+
+
+def _panel_style() -> dict:
+    return {
+        "svg.fonttype": "none",
+        "svg.hashsalt": "pytorch-gpu-katas",  # the same ids every time: a redraw is a no-op
+        "font.size": PANEL_FONT_PT,
+        "axes.titlesize": PANEL_FONT_PT,
+        "axes.labelsize": PANEL_FONT_PT,
+        "xtick.labelsize": PANEL_FONT_PT - 1,
+        "ytick.labelsize": PANEL_FONT_PT - 1,
+        "legend.fontsize": PANEL_FONT_PT - 1,
+        "text.color": _INK,
+        "axes.labelcolor": _INK,
+        "axes.edgecolor": _INK,
+        "xtick.color": _INK,
+        "ytick.color": _INK,
+        "figure.facecolor": "none",
+        "axes.facecolor": "none",
+        "savefig.facecolor": "none",
+        "legend.framealpha": 0.0,
+        "legend.edgecolor": "none",
+        # Colours that read on white and on Material's slate.
+        "axes.prop_cycle": __import__("cycler").cycler(color=["#1e88e5", "#ff7043", "#43a047"]),
+    }
+
+
+def panels(data: Mapping, plotters: Mapping[str, Callable], directory: Path) -> list[Path]:
+    """One SVG per experiment that ran and has a plotter, written to `directory/<name>.svg`."""
+    names = [n for n in data["experiments"] if n in plotters]
+    if not names:
+        return []
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot as plt
+
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    with matplotlib.rc_context(_panel_style()):
+        for name in names:
+            fig, ax = plt.subplots(figsize=PANEL_INCHES)
+            plotters[name](ax, data["experiments"][name])
+            ax.set_title(_wrap(ax.get_title(), 40))
+            ax.set_ylabel(_wrap(ax.get_ylabel(), 32))
+            fig.tight_layout()
+            path = directory / f"{name}.svg"
+            fig.savefig(path, format="svg", metadata={"Date": None})
+            plt.close(fig)
+            _inline(path, data["experiments"][name].get("title", name))
+            written.append(path)
+    return written
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width)) if text else text
+
+
+def _inline(path: Path, title: str) -> None:
+    """Make matplotlib's SVG a figure for a page: no XML prologue, sized by its column,
+    currentColor for ink, and a title for screen readers (and the site's diagram checks)."""
+    import html
+    import re
+
+    svg = path.read_text()
+    svg = svg[svg.index("<svg") :]
+    svg = re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', r"<svg \1", svg, count=1)
+    svg = svg.replace(
+        "<svg ",
+        '<svg role="img" style="display:block;width:100%;max-width:480px;height:auto;'
+        'margin:0 auto" ',
+        1,
+    )
+    svg = svg.replace(">", f"><title>{html.escape(title)}</title>", 1)
+    svg = svg.replace(_INK, "currentColor")
+    svg = re.sub(r"\s*<metadata>.*?</metadata>", "", svg, flags=re.S)
+    # A page includes it inline: Markdown ends a raw HTML block at a blank line and reads an
+    # indented line as code, so no line may be blank or indented.
+    lines = (line.strip() for line in svg.splitlines())
+    path.write_text("\n".join(line for line in lines if line) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Redraw the SVG panels of a results file (default: the committed one), beside it."""
+    import importlib
+    import sys
+
+    from benchmarks.runner import available
+
+    args = sys.argv[1:] if argv is None else argv
+    results = Path(args[0]) if args else COMMITTED
+    data = load(results)
+    plotters = {}
+    for exp in available():
+        module = importlib.import_module(exp.module)
+        if hasattr(module, f"plot_{exp.name}"):
+            plotters[exp.name] = getattr(module, f"plot_{exp.name}")
+    for path in panels(data, plotters, results.parent):
+        print(f"wrote {path}")
+    return 0
+
+
 def copy_sizes_table(runs: Mapping[str, Mapping], sizes: Iterable[int]) -> str:
     """`x.to(x.device, copy=True)` medians per run and size: how torch threads changed a copy."""
     from benchmarks.timing import human_bytes
@@ -192,3 +304,7 @@ def copy_sizes_table(runs: Mapping[str, Mapping], sizes: Iterable[int]) -> str:
         ]
         lines.append(f"| {_cell(label)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -161,6 +161,8 @@ def run(
         png = report.figure(data, plotters, out / "results.png")
         if png:
             print(f"wrote {png}")
+        for panel in report.panels(data, plotters, out):
+            print(f"wrote {panel}")
     return data, len(failed)
 
 

@@ -3,6 +3,8 @@
 
 Markers a page may hold, each alone on its line (a marker quoted in prose is left alone):
 - `<!-- catalogue -->`: the numbered list of katas (the home page);
+- `<!-- get-the-code -->`: how to get the code: `git clone` when KATAS_REPO_URL is set, else
+  a plain sentence (Getting started);
 - `<!-- stub -->`: the stub the learner fills in, generated from the reference, folded;
 - `<!-- hints -->`: the kata's hint ladder, each rung folded and titled by what it is about;
 - `<!-- mistakes -->`: the kata's mistake corpus, one line each, folded as a spoiler;
@@ -74,17 +76,45 @@ def _freeze_survivors() -> None:
 
 
 def on_config(config):
-    """Let `exec` code blocks import `katas` and `reference` (mkdocs resets sys.path after
-    loading hooks, so this cannot happen at import time), and take the repository's address
-    from KATAS_REPO_URL / KATAS_EDIT_URI when they are set."""
+    """Let `exec` code blocks import the repository's code (mkdocs resets sys.path after
+    loading hooks, so this cannot happen at import time), and take the repository's and the
+    site's addresses from KATAS_REPO_URL / KATAS_EDIT_URI / KATAS_SITE_URL when they are set.
+    Without them the site names no address: no repository link, no edit button."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    if url := os.environ.get("KATAS_REPO_URL"):
+    if url := repo_url():
         config["repo_url"] = url
         config["repo_name"] = url.rstrip("/").rsplit("/", 1)[-1]
-    if edit_uri := os.environ.get("KATAS_EDIT_URI"):
-        config["edit_uri"] = edit_uri
+        config["edit_uri"] = os.environ.get("KATAS_EDIT_URI") or "edit/main/docs/"
+    if site := os.environ.get("KATAS_SITE_URL"):
+        config["site_url"] = site if site.endswith("/") else site + "/"
     return config
+
+
+def repo_url() -> str:
+    """Where the code lives, if the builder said (KATAS_REPO_URL); "" while it has no address."""
+    return os.environ.get("KATAS_REPO_URL", "").strip()
+
+
+def _get_the_code() -> str:
+    """`<!-- get-the-code -->`: how to get the code, honestly, with or without an address."""
+    url = repo_url()
+    if url:
+        return f"```bash\ngit clone {url} pytorch-gpu-katas\ncd pytorch-gpu-katas\n```"
+    return (
+        "This copy of the site was built without a public address for the code, so it shows "
+        "no `git clone` line that would lead nowhere. Get the repository the way this site "
+        "reached you (a clone or an archive from your course, team or colleague), then open a "
+        "terminal in its folder, the one that holds `noxfile.py` and `katas/`."
+    )
+
+
+def on_post_build(config) -> None:
+    """Without a site address, MkDocs writes a sitemap with no page in it: ship none."""
+    if not config.get("site_url"):
+        site = Path(config["site_dir"])
+        for name in ("sitemap.xml", "sitemap.xml.gz"):
+            (site / name).unlink(missing_ok=True)
 
 
 def _indent(text: str) -> str:
@@ -299,6 +329,7 @@ KATA_MARKERS = {
 def on_page_markdown(markdown: str, page, config, files) -> str:
     src = page.file.src_uri
     markdown, _ = _replace_marker(markdown, "<!-- catalogue -->", _catalogue_list)
+    markdown, _ = _replace_marker(markdown, "<!-- get-the-code -->", _get_the_code)
     if src.startswith("katas/"):
         try:
             kata = _catalogue.get(Path(src).stem)
@@ -324,6 +355,34 @@ _PLACEHOLDER = re.compile(r"<!-- kata-file (\d+) -->")
 _set_aside: dict[str, list[str]] = {}
 
 
+_CELL = re.compile(r"<td\b[^>]*>.*?</td>", re.S)
+_BARE_CODE = re.compile(r"<code>([^<\s]+)</code>")
+
+
+def _identifiers_whole(html: str) -> str:
+    """In table cells, inline code without a space (an identifier, `cuda:{rank}`) gets class
+    `ident`, which docs/stylesheets/katas.css keeps on one line: a table too wide for a phone
+    scrolls in its own box rather than breaking `view_reshap|e`."""
+    return _CELL.sub(lambda cell: _BARE_CODE.sub(r'<code class="ident">\1</code>', cell[0]), html)
+
+
+_API_CODE = re.compile(r"<code>(torch(?:\.[A-Za-z_]\w*)+)(?=[(<])")
+_SEARCH_ONLY = re.compile(r'<span class="search-only" hidden>[^<]*</span>')
+
+
+def _search_forms(html: str) -> str:
+    """After each torch API named in inline code, its shorter forms, for the search index only
+    (`torch.cuda.synchronize` -> `cuda.synchronize synchronize`): a reader searches for the bare
+    name as often as the dotted one. `on_page_context` takes them out of the page again."""
+
+    def forms(match: re.Match) -> str:
+        parts = match[1].split(".")
+        shorter = " ".join(".".join(parts[i:]) for i in range(1, len(parts)))
+        return f'<span class="search-only" hidden>{shorter}</span>{match[0]}'
+
+    return _API_CODE.sub(forms, html)
+
+
 def on_page_content(html: str, page, config, files) -> str:
     """Give each indented code line its depth (`--i`), for the hanging indent; then set the
     blocks left out of search aside until `on_page_context`.
@@ -334,6 +393,8 @@ def on_page_content(html: str, page, config, files) -> str:
     order change, the blocks are indexed whole and still left out by their attribute."""
     _freeze_survivors()  # once the page's executed blocks have run
     html = _LINE.sub(lambda m: f'{m[0]} style="--i:{len(m[2])}"', html)
+    html = _identifiers_whole(html)
+    html = _search_forms(html)
     aside = _set_aside[page.file.src_uri] = []
 
     def set_aside(block: re.Match) -> str:
@@ -347,6 +408,7 @@ def on_page_context(context, page, config, nav):
     """Put back the blocks `on_page_content` set aside, once the page is indexed."""
     aside = _set_aside.pop(page.file.src_uri, [])
     page.content = _PLACEHOLDER.sub(lambda m: aside[int(m[1])], page.content)
+    page.content = _SEARCH_ONLY.sub("", page.content)
     return context
 
 

@@ -8,6 +8,7 @@
   reset NAME        put the original stub back (your file is backed up first)
   explain TEXT      what a PyTorch error message means, and which kata teaches it
   doctor            what this machine can run (GPUs, CUDA, pinned memory)
+  docs [NAME]       the site, served on this machine (a kata's page with NAME)
 
 NAME may be any unambiguous start of a kata's name (`view` for view_vs_reshape).
 """
@@ -33,7 +34,7 @@ ROOT = _catalogue.ROOT
 STATE = ROOT / ".katas-state"  # verdicts and hints seen; git-ignored
 BACKUPS = ROOT / ".katas-backup"  # what `reset` saved; git-ignored
 LEARN_PYTHON = ROOT / ".nox" / "learn" / "bin" / "python"
-NEEDS_TORCH = {"list", "check", "watch", "solution"}
+NEEDS_TORCH = {"list", "check", "watch", "solution", "docs"}
 
 
 class Refusal(Exception):
@@ -364,6 +365,28 @@ def cmd_doctor(args) -> int:
     return doctor.main(args.rest)
 
 
+def cmd_docs(args) -> int:
+    """Serve the site from this venv: the pages run their examples with the torch already
+    here, so reading them costs no second torch install."""
+    import subprocess
+
+    if importlib.util.find_spec("mkdocs") is None:
+        raise Refusal(
+            "the site's tools (mkdocs) are not in this venv yet; run `nox -s learn` once to "
+            "add them, then `python -m katas docs` again"
+        )
+    page = f"katas/{_kata(args.name).name}/" if args.name else ""
+    address = f"127.0.0.1:{args.port}"
+    print(
+        f"Building the site (its examples run now, about 10 s), then serving it at "
+        f"http://{address}/{page} until Ctrl-C. Nothing leaves this machine.",
+        flush=True,
+    )
+    command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    return subprocess.call(command, cwd=ROOT, env=env)
+
+
 def cmd_watch(args) -> int:
     from dojo import watch
 
@@ -406,6 +429,9 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--list", action="store_true", help="every message the index explains")
     d = sub.add_parser("doctor", help="what this machine can run")
     d.add_argument("rest", nargs=argparse.REMAINDER)
+    s = sub.add_parser("docs", help="the site, served on this machine")
+    s.add_argument("name", nargs="?", help="open at this kata's page")
+    s.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
     return p
 
 
@@ -418,6 +444,7 @@ COMMANDS = {
     "reset": cmd_reset,
     "explain": cmd_explain,
     "doctor": cmd_doctor,
+    "docs": cmd_docs,
 }
 
 

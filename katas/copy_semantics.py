@@ -6,7 +6,7 @@ a new tensor that shares memory with the old one (a view, `detach()`, `numpy()`)
 tensor with its own memory (a copy). Each function below picks one on purpose.
 
 Write each function so that its docstring holds: the docstring is the contract.
-The ideas and experiments: docs/katas/copy_semantics.md (the site: python -m katas docs).
+Its page, with the ideas and experiments: python -m katas docs copy_semantics
 
 Check it:  python -m katas check copy_semantics
 Stuck?     python -m katas hint copy_semantics   (one rung of the hint ladder at a time)

@@ -5,7 +5,7 @@ gathers the outputs. PyTorch recommends DistributedDataParallel instead, even on
 both keep the real model in `.module`, which is why their checkpoints' keys start `module.`.
 
 Write each function so that its docstring holds: the docstring is the contract.
-The ideas and experiments: docs/katas/data_parallel.md (the site: python -m katas docs).
+Its page, with the ideas and experiments: python -m katas docs data_parallel
 
 Check it:  python -m katas check data_parallel
 Stuck?     python -m katas hint data_parallel   (one rung of the hint ladder at a time)

@@ -7,7 +7,7 @@ puts the old default back when the block ends, even on an exception. That replac
 deprecated `torch.set_default_tensor_type(torch.cuda.FloatTensor)` of older tutorials.
 
 Write each function so that its docstring holds: the docstring is the contract.
-The ideas and experiments: docs/katas/default_device.md (the site: python -m katas docs).
+Its page, with the ideas and experiments: python -m katas docs default_device
 
 Check it:  python -m katas check default_device
 Stuck?     python -m katas hint default_device   (one rung of the hint ladder at a time)

@@ -3,7 +3,7 @@
 Device-agnostic code decides on a `torch.device` once, at the start, and passes it around.
 
 Write each function so that its docstring holds: the docstring is the contract.
-The ideas and experiments: docs/katas/device_selection.md (the site: python -m katas docs).
+Its page, with the ideas and experiments: python -m katas docs device_selection
 
 Check it:  python -m katas check device_selection
 Stuck?     python -m katas hint device_selection   (one rung of the hint ladder at a time)

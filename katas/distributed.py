@@ -7,7 +7,7 @@ The `gloo` backend runs on CPUs, so this works on any laptop; on a GPU host `ncc
 same with one GPU per rank.
 
 Write each function so that its docstring holds: the docstring is the contract.
-The ideas and experiments: docs/katas/distributed.md (the site: python -m katas docs).
+Its page, with the ideas and experiments: python -m katas docs distributed
 
 Check it:  python -m katas check distributed
 Stuck?     python -m katas hint distributed   (one rung of the hint ladder at a time)

@@ -4,7 +4,7 @@ Every tensor an op touches must live on one device, and most ops want one floati
 that is not so, PyTorch raises; this module reads those errors and repairs the usual cause.
 
 Write each function so that its docstring holds: the docstring is the contract.
-The ideas and experiments: docs/katas/mismatch_errors.md (the site: python -m katas docs).
+Its page, with the ideas and experiments: python -m katas docs mismatch_errors
 
 Check it:  python -m katas check mismatch_errors
 Stuck?     python -m katas hint mismatch_errors   (one rung of the hint ladder at a time)

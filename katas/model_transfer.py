@@ -2,7 +2,7 @@
 load a checkpoint saved on any device.
 
 Write each function so that its docstring holds: the docstring is the contract.
-The ideas and experiments: docs/katas/model_transfer.md (the site: python -m katas docs).
+Its page, with the ideas and experiments: python -m katas docs model_transfer
 
 Check it:  python -m katas check model_transfer
 Stuck?     python -m katas hint model_transfer   (one rung of the hint ladder at a time)

@@ -5,7 +5,7 @@ The dataset stays on the CPU. The DataLoader builds each batch there, copies it 
 batch to the device, asynchronously when the source is pinned.
 
 Write each function so that its docstring holds: the docstring is the contract.
-The ideas and experiments: docs/katas/pinned_dataloader.md (the site: python -m katas docs).
+Its page, with the ideas and experiments: python -m katas docs pinned_dataloader
 
 Check it:  python -m katas check pinned_dataloader
 Stuck?     python -m katas hint pinned_dataloader   (one rung of the hint ladder at a time)

@@ -1,7 +1,7 @@
 """Sync points: log the training loss without stopping the GPU every step.
 
 Write each function so that its docstring holds: the docstring is the contract.
-The ideas and experiments: docs/katas/sync_points.md (the site: python -m katas docs).
+Its page, with the ideas and experiments: python -m katas docs sync_points
 
 Check it:  python -m katas check sync_points
 Stuck?     python -m katas hint sync_points   (one rung of the hint ladder at a time)

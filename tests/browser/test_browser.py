@@ -19,7 +19,6 @@ import functools
 import http.server
 import os
 import re
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -82,24 +81,6 @@ def _search_cases() -> list[tuple[str, str]]:
 
 
 # --- the site, a server and a browser -----------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    given = os.environ.get("KATAS_SITE_DIR")
-    if given:
-        path = Path(given)
-        if not (path / "index.html").is_file():
-            pytest.fail(f"KATAS_SITE_DIR={given} holds no built site (no index.html)", False)
-        return path
-    path = tmp_path_factory.mktemp("site")
-    subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(path)],
-        cwd=ROOT,
-        check=True,
-        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
-    )
-    return path
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -223,6 +204,25 @@ FOLDS = f"""() => [...document.querySelectorAll({FOLD!r})].map(fold => ({{
   shown: [...fold.children].some(c => c.tagName !== 'SUMMARY' && c.checkVisibility()),
 }}))"""
 
+# Each diagram: whether it fits the article's column, and its smallest text as rendered.
+DIAGRAMS = """() => {
+  const column = document.querySelector('article').getBoundingClientRect();
+  return [...document.querySelectorAll('article svg[role=img]')].map(svg => {
+    const box = svg.getBoundingClientRect();
+    const scale = svg.getScreenCTM().a;
+    const sizes = [...svg.querySelectorAll('text')]
+      .map(t => parseFloat(getComputedStyle(t).fontSize) * scale);
+    return {title: svg.querySelector('title')?.textContent ?? '?',
+            left: box.left - column.left, right: box.right - column.right,
+            smallest: Math.min(...sizes)};
+  });
+}"""
+
+# Identifiers in table cells (no space in them) that the browser broke over two lines.
+BROKEN_IDENTIFIERS = """() => [...document.querySelectorAll('article td code')]
+  .filter(code => !/\\s/.test(code.textContent) && code.getClientRects().length > 1)
+  .map(code => code.textContent)"""
+
 OUTPUT_LABELS = """() => [...document.querySelectorAll('.md-typeset .result')]
   .map(box => getComputedStyle(box, '::before').content)"""
 
@@ -248,6 +248,8 @@ class PageReport:
     widths: tuple[int, int] = (0, 0)  # the document's and the window's
     output_labels: list[str] = field(default_factory=list)
     folds: list[Fold] = field(default_factory=list)
+    diagrams: list[dict] = field(default_factory=list)
+    broken_identifiers: list[str] = field(default_factory=list)
 
 
 def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[str, PageReport]:
@@ -265,6 +267,8 @@ def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[
             page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         )
         report.output_labels = page.evaluate(OUTPUT_LABELS)
+        report.diagrams = page.evaluate(DIAGRAMS)
+        report.broken_identifiers = page.evaluate(BROKEN_IDENTIFIERS)
         if click and path.startswith("katas/"):
             before = page.evaluate(FOLDS)
             for summary in page.locator(f"{FOLD} > summary").all():
@@ -313,6 +317,31 @@ def test_no_visible_code_is_cut_off_and_no_page_scrolls_sideways(screen, request
         document, window = report.widths
         if document > window:
             problems.append(f"/{path}: the page scrolls sideways ({document} px in {window})")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("screen", ["on_desktop", "on_phone"])
+def test_diagrams_fit_the_column_and_read_at_12px(screen, request):
+    """A diagram wider than a phone's column hides its end behind a sideways scroll with no
+    cue (DataParallel lost its gather stage); its text must read at 12 px or more."""
+    problems, seen = [], 0
+    for path, report in request.getfixturevalue(screen).items():
+        for d in report.diagrams:
+            seen += 1
+            if d["left"] < -1 or d["right"] > 1:
+                problems.append(f"/{path}: {d['title']!r} sticks out of the column")
+            if d["smallest"] < 12:
+                problems.append(f"/{path}: {d['title']!r} has text at {d['smallest']:.1f} px")
+    assert seen >= 5, f"only {seen} diagrams found: are they still inline SVG with role=img?"
+    assert not problems, "\n".join(problems)
+
+
+def test_identifiers_in_tables_never_break_mid_word(on_phone):
+    problems = [
+        f"/{path}: {text!r} breaks over two lines"
+        for path, report in on_phone.items()
+        for text in report.broken_identifiers
+    ]
     assert not problems, "\n".join(problems)
 
 
@@ -384,6 +413,55 @@ def test_a_pasted_error_message_finds_the_page_that_explains_it(search, message,
     assert f"/katas/{kata}/" in hit or "troubleshooting" in hit, (
         f"searching {message!r} lands first on {hit}, not on katas/{kata} or troubleshooting"
     )
+
+
+def _api_names(site: Path) -> dict[str, set[str]]:
+    """Every torch API a page names in inline code (`torch.cuda.synchronize`, with any call
+    stripped), and the pages that name it."""
+    import html as _html
+
+    found: dict[str, set[str]] = {}
+    for page in site.rglob("index.html"):
+        if "assets" in page.parts:
+            continue
+        rel = page.parent.relative_to(site).as_posix()
+        for code in re.findall(r"<code>(.*?)</code>", page.read_text()):
+            text = _html.unescape(re.sub(r"<[^>]+>", "", code))
+            if name := re.match(r"torch(?:\.[A-Za-z]\w*)+", text):
+                found.setdefault(name[0], set()).add("" if rel == "." else f"{rel}/")
+    return found
+
+
+def _api_queries(site: Path) -> list[tuple[str, str]]:
+    """(what a reader types, the API's bare name): the dotted name always, the bare name when
+    it is distinctive enough to search for alone (`set_default_device`, `synchronize`, not
+    `empty` or `load`), and the name after `torch.` (`cuda.synchronize`)."""
+    queries = []
+    for name in sorted(_api_names(site)):
+        parts = name.split(".")
+        bare = parts[-1]
+        queries.append((name, bare))
+        if len(parts) > 2:
+            queries.append((".".join(parts[1:]), bare))
+        if "_" in bare.strip("_") or len(bare) >= 9:
+            queries.append((bare, bare))
+    return queries
+
+
+def test_every_torch_api_a_page_names_is_found_by_its_bare_and_dotted_names(site_dir, search):
+    """Search splits words at dots (mkdocs.yml, separator), so `set_default_device` finds the
+    page that writes `torch.set_default_device(...)`; the first hit is a page naming it."""
+    queries = _api_queries(site_dir)
+    assert len(queries) > 40, f"only {len(queries)} API names found on the pages"
+    problems = []
+    for query, bare in queries:
+        hit = search(query)
+        page = site_dir / hit.lstrip("/") / "index.html" if not hit.startswith("(") else None
+        if page is None or not page.is_file():
+            problems.append(f"{query!r} finds {hit}")
+        elif bare not in page.read_text():
+            problems.append(f"{query!r} lands first on {hit}, which never names {bare}")
+    assert not problems, f"{len(problems)} of {len(queries)} searches:\n" + "\n".join(problems)
 
 
 # --- theme --------------------------------------------------------------------------------------
