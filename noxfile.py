@@ -2,6 +2,12 @@
 
 Every session is a thin wrapper over `_pytest` or one command; dependencies come from the
 [dependency-groups] in pyproject.toml, where torch is pinned to 2.13.0.
+
+Venvs are made and filled by uv where it is installed (`pip install "nox[uv]"` brings it), else
+by venv and pip. uv keeps one copy of each package in its cache and hardlinks it into every
+venv: a session's venv is ready in seconds, and six venvs hold one torch on disk. uv reads
+UV_* settings, not pip's: `_carry_pip_settings` carries the PIP_* index settings a learner may
+have set (PIP_EXTRA_INDEX_URL for PyTorch's CPU build, PIP_FIND_LINKS) over to uv.
 """
 
 from __future__ import annotations
@@ -19,10 +25,13 @@ from dojo import cuda_env as _cuda_env  # stdlib only at import
 from dojo import requirements  # stdlib only: reads pyproject.toml
 
 nox.needs_version = ">=2025.2.9"
-nox.options.default_venv_backend = "venv"
+nox.options.default_venv_backend = "uv|venv"  # uv where it is installed, else venv and pip
 nox.options.sessions = ["tests", "stubs", "mistakes", "solutions", "docs", "lint"]
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
+# The newest torch release the cpu tier is known to pass on (`nox -s compat`, in CI). Pages and
+# their output are checked against the pin, torch==2.13.0 in pyproject.toml.
+NEWEST_TORCH = "2.15.0"
 ENV = {
     "KATAS_HYPOTHESIS_PROFILE": os.environ.get(
         "KATAS_HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"
@@ -32,8 +41,59 @@ ENV = {
 }
 
 
-def _install(session: nox.Session, *groups: str) -> None:
-    session.install(*nox.project.dependency_groups(PYPROJECT, *groups))
+# pip's settings and uv's names for them. pip reads a list from whitespace; uv reads find-links
+# separated by commas and index URLs by spaces.
+_PIP_TO_UV = {
+    "PIP_FIND_LINKS": ("UV_FIND_LINKS", ","),
+    "PIP_EXTRA_INDEX_URL": ("UV_EXTRA_INDEX_URL", " "),
+    "PIP_INDEX_URL": ("UV_INDEX_URL", " "),
+}
+
+
+def _carry_pip_settings(environ=os.environ) -> list[str]:
+    """Set each UV_* setting from its PIP_* twin where only pip's is set; say which."""
+    carried = []
+    for pip_name, (uv_name, sep) in _PIP_TO_UV.items():
+        if environ.get(pip_name, "").strip() and not environ.get(uv_name):
+            environ[uv_name] = sep.join(environ[pip_name].split())
+            carried.append(f"{uv_name} from {pip_name}")
+    return carried
+
+
+_CARRIED = _carry_pip_settings()
+
+
+def _uses_uv(session: nox.Session) -> bool:
+    return getattr(session.virtualenv, "venv_backend", "") == "uv"
+
+
+def _install(session: nox.Session, *groups: str, silent: bool | None = None) -> None:
+    session.install(*nox.project.dependency_groups(PYPROJECT, *groups), silent=silent)
+
+
+def _announce(session: nox.Session, requirements: list[str]) -> None:
+    """Before a first install, say what is coming: which torch build, and how heavy."""
+    if _CARRIED:
+        session.log("uv reads UV_* settings, not pip's: took " + ", ".join(_CARRIED))
+    plan = ""
+    if _uses_uv(session):
+        python = Path(session.virtualenv.location) / "bin" / "python"
+        plan = session.run(
+            "uv", "pip", "install", "--dry-run", "--python", str(python), *requirements,
+            silent=True, success_codes=[0, 1, 2], external=True,
+        ) or ""  # fmt: skip
+    torch = next((line.split("==", 1)[1] for line in plan.splitlines() if " torch==" in line), "")
+    nvidia = sum(" nvidia-" in line for line in plan.splitlines())
+    if nvidia:
+        session.log(
+            f"Installing torch {torch}, the CUDA build, with {nvidia} NVIDIA packages: several "
+            "GB the first time. On a machine without an NVIDIA GPU, stop (Ctrl-C) and see the "
+            "README's 'Set up' for the CPU-only build (about 190 MB)."
+        )
+    elif torch:
+        session.log(f"Installing torch {torch} and the test tools (progress below).")
+    else:
+        session.log("Installing torch 2.13.0 and the test tools (progress below).")
 
 
 def _pytest(session: nox.Session, *args: str, success_codes=(0,)) -> None:
@@ -56,7 +116,8 @@ def learn(session: nox.Session) -> None:
     # pip takes seconds even when nothing is missing: install only when pyproject changed.
     stamp = Path(session.virtualenv.location) / requirements.STAMP
     if not stamp.exists() or stamp.read_text() != requirements.stamp():
-        session.install(*requirements.learn())
+        _announce(session, requirements.learn())
+        session.install(*requirements.learn(), silent=False)  # downloads and progress, shown
         stamp.write_text(requirements.stamp())
     on_terminal = sys.stdin.isatty() and sys.stdout.isatty()
     command = session.posargs or (["watch"] if on_terminal else ["list"])
@@ -69,6 +130,9 @@ def learn(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """Run every cpu-tier test against the reference solutions, and the tool's own tests."""
     _install(session, "learn")  # the tool tests drive `python -m katas watch`
+    # A uv venv has no pip; the tool tests build GPU hosts' envs (tests-cuda runs pip in them)
+    # from this one's packages.
+    session.install("pip")
     # Two xdist workers: measured 25 s against 37 s serial on 2 cores (each worker pays the
     # ~2.5 s torch import, so more workers than cores only adds start-up cost).
     _pytest(session, "--impl", "reference", "-m", "cpu", "-n", "2")
@@ -93,6 +157,23 @@ def solutions(session: nox.Session) -> None:
     """Check that every correct solution in tests/solutions/ passes its kata's whole cpu tier."""
     _install(session, "test")
     session.run("python", "-m", "dojo.verify", "solutions", env=ENV)
+
+
+@nox.session
+def compat(session: nox.Session) -> None:
+    """The cpu tier against the reference on another torch: `-- VERSION [PYTEST ARGS]`
+    (default: NEWEST_TORCH). On Linux, PyPI's torch is the CUDA build: several GB, once."""
+    version, *rest = session.posargs or [NEWEST_TORCH]
+    torch_pin = [r for r in nox.project.dependency_groups(PYPROJECT, "torch") if "torch" not in r]
+    session.install(
+        f"torch=={version}", *torch_pin, *nox.project.dependency_groups(PYPROJECT, "test-tools")
+    )
+    session.run("python", "-c", "import torch; print('torch', torch.__version__)")
+    # tests/tool tests the tool and its pinned environment, not torch's behaviour.
+    session.run(
+        "python", "-m", "pytest", "--impl", "reference", "-m", "cpu", "-n", "2",
+        "--ignore", "tests/tool", *rest, env=ENV,
+    )  # fmt: skip
 
 
 @nox.session(name="tests-cuda", venv_backend="none")
@@ -165,9 +246,11 @@ def site(session: nox.Session) -> None:
     """Build the site strictly, then check it in Chromium (needs /usr/bin/chromium: Debian's
     `apt-get install chromium`; .ci/run installs it). Screenshots land in screenshots/."""
     session.env["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"  # pip's playwright never fetches one
-    # --no-compile: byte-compiling all of torch at install took 126 s against 68 s without (one
-    # run each, same load); the build compiles only what it imports, once, into PYCACHE.
-    session.install("--no-compile", *nox.project.dependency_groups(PYPROJECT, "docs", "browser"))
+    # pip: --no-compile, since byte-compiling all of torch at install took 126 s against 68 s
+    # without (one run each, same load); uv never compiles unless asked. The build compiles
+    # only what it imports, once, into PYCACHE.
+    no_compile = [] if _uses_uv(session) else ["--no-compile"]
+    session.install(*no_compile, *nox.project.dependency_groups(PYPROJECT, "docs", "browser"))
     tmp = Path(session.create_tmp())
     env = {**ENV, "PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(tmp / "pycache")}
     built = tmp / "site"

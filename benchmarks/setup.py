@@ -1,0 +1,109 @@
+"""What setting up costs a learner and CI: `python -m benchmarks.setup [--full] [--rounds N]`.
+
+Side by side in one run, for each venv backend nox can use (uv, and venv with pip), on fresh
+clones of this repository with the package caches already warm:
+- **first verdict**: from `git clone` to the first `python -m katas check` verdict, through
+  `nox -s learn -- check device_selection` (what a learner's first command costs);
+- with `--full`, also **nox**: the duration of the README's `nox`, and **.nox size**: the disk
+  that `.nox/` holds afterwards, every default session and `learn` having run once (`du`, which
+  counts a file hardlinked from uv's cache once).
+Rounds alternate the backends (A B, B A, ...) and report medians, so a busy machine slows both
+alike. Prints a table and writes JSON (`--out`, default docs/benchmarks/setup.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "benchmarks" / "setup.json"
+BACKENDS = {"uv": "uv", "pip": "venv"}
+
+
+def _nox() -> list[str]:
+    found = shutil.which("nox")
+    return [found] if found else [sys.executable, "-m", "nox"]
+
+
+def _du(path: Path) -> int:
+    out = subprocess.run(["du", "-sb", str(path)], capture_output=True, text=True, check=True)
+    return int(out.stdout.split()[0])
+
+
+def _clone(dest: Path) -> None:
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(dest)], check=True)
+
+
+def one_round(backend: str, full: bool, env: dict) -> dict:
+    with tempfile.TemporaryDirectory(prefix=f"setup-{backend}-") as tmp:
+        clone = Path(tmp) / "repo"
+        start = time.perf_counter()
+        _clone(clone)
+        nox = [*_nox(), "--default-venv-backend", BACKENDS[backend]]
+        check = subprocess.run(
+            [*nox, "-s", "learn", "--", "check", "device_selection"],
+            cwd=clone, env=env, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        verdict = time.perf_counter() - start
+        if "device_selection" not in check.stdout:
+            raise RuntimeError(f"no verdict from nox -s learn ({backend}):\n{check.stdout[-2000:]}")
+        result = {"first_verdict_s": round(verdict, 1)}
+        if full:
+            start = time.perf_counter()
+            run = subprocess.run(nox, cwd=clone, env=env, capture_output=True, text=True)
+            result["nox_s"] = round(time.perf_counter() - start, 1)
+            result["nox_ok"] = run.returncode == 0
+            result["nox_dir_bytes"] = _du(clone / ".nox")
+        return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.setup", description=__doc__)
+    parser.add_argument("--full", action="store_true", help="also nox's duration and .nox size")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--backends", default="uv,pip", help="comma-separated: uv, pip")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    backends = [b for b in args.backends.split(",") if b]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NOX_", "KATAS_REEXEC"))}
+    env |= {"CI": "true", "NO_MKDOCS_2_WARNING": "1"}
+    runs: dict[str, list[dict]] = {b: [] for b in backends}
+    for r in range(args.rounds):
+        order = backends if r % 2 == 0 else backends[::-1]
+        for backend in order:
+            runs[backend].append(one_round(backend, args.full, env))
+            print(f"round {r + 1}, {backend}: {runs[backend][-1]}", flush=True)
+    summary = {}
+    for backend, results in runs.items():
+        summary[backend] = {
+            key: statistics.median(r[key] for r in results)
+            for key in results[0]
+            if isinstance(results[0][key], int | float) and not isinstance(results[0][key], bool)
+        }
+    load = os.getloadavg()[0]
+    data = {"rounds": args.rounds, "full": args.full, "load_1min": round(load, 1),
+            "cores": os.cpu_count(), "median": summary, "runs": runs}  # fmt: skip
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(data, indent=1) + "\n")
+    print(f"\nmedians of {args.rounds} rounds, {os.cpu_count()} cores, load {load:.1f}:")
+    for backend, values in summary.items():
+        shown = ", ".join(
+            f"{k} {v / 1e9:.2f} GB" if k.endswith("bytes") else f"{k} {v:.1f}"
+            for k, v in values.items()
+        )
+        print(f"  {backend}: {shown}")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
