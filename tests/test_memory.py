@@ -224,7 +224,7 @@ def measure(kata, plan: Plan, device: torch.device):
 @example(plan=Plan(((8, torch.float64),), (("param",), ("param view",), ("buffer",)), 3, False))
 @example(plan=Plan((), (("input",),), 3, True))
 def test_activation_bytes_counts_each_kept_storage_once(kata, plan):
-    call, got, model, x = measure(kata, plan, torch.device("cpu"))
+    call, got, _, x = measure(kata, plan, torch.device("cpu"))
     check_bytes(call, got, plan.expected(x), plan)
 
 
@@ -283,10 +283,35 @@ def test_activation_bytes_runs_no_backward(kata):
     )
 
 
-def test_activation_bytes_keeps_nothing_alive(kata):
-    plan = Plan(((16, torch.float32), (4, torch.int64)), (("fresh", 0), ("view", 1)), 3, False)
+class Chain(nn.Module):
+    """Linear, tanh, Linear, exp: tanh and exp keep their outputs for backward, the Linears
+    their inputs; notes weak references to every tensor it makes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a, self.b = nn.Linear(3, 8), nn.Linear(8, 2)
+        self.made: list[weakref.ref] = []
+
+    def forward(self, x):
+        h = self.a(x)
+        t = h.tanh()
+        o = self.b(t)
+        e = o.exp()
+        self.made += [weakref.ref(v) for v in (h, t, o, e)]
+        return e
+
+
+@pytest.mark.parametrize("model", ["Keeper", "Chain"])
+def test_activation_bytes_keeps_nothing_alive(kata, model):
+    if model == "Chain":
+        model, x = Chain(), torch.randn(4, 3)
+        call = "activation_bytes(model, x) for Linear(3, 8), tanh, Linear(8, 2), exp"
+    else:
+        plan = Plan(((16, torch.float32), (4, torch.int64)), (("fresh", 0), ("view", 1)), 3, False)
+        model, x = Keeper(plan, torch.device("cpu")), plan_input(plan, torch.device("cpu"))
+        call = f"activation_bytes(model, x) for a model whose forward pass makes {plan}"
     with frozen_gc():
-        call, _, model, _ = measure(kata, plan, torch.device("cpu"))
+        run(call, kata.activation_bytes, model, x, hint=2)
         gc.collect()
     alive = sum(r() is not None for r in model.made)
     assert not alive, say(
@@ -385,7 +410,7 @@ def test_activation_bytes_leaves_no_hook_after_raising(kata):
 @FEW
 @given(plan=plans())
 def test_activation_bytes_on_the_device(kata, device, plan):
-    call, got, model, x = measure(kata, plan, device)
+    call, got, _, x = measure(kata, plan, device)
     check_bytes(call, got, plan.expected(x), plan)
 
 
@@ -410,8 +435,9 @@ class HoldFn(torch.autograd.Function):
 
 
 class Hold(nn.Module):
-    """A layer that notes each forward pass (and its rows) and keeps a tensor for backward;
-    when a forward pass starts, it notes which earlier passes' tensors are still alive."""
+    """A layer that keeps a tensor for backward (its input must require grad, or autograd keeps
+    nothing); when a forward pass starts, it notes which earlier passes' tensors are still
+    alive."""
 
     def __init__(self, watch: Watch) -> None:
         super().__init__()
@@ -425,11 +451,22 @@ class Hold(nn.Module):
             alive = [k for k, ref in w.held if ref() is not None]
         if alive and not w.kept_alive:
             w.kept_alive = (w.forwards, alive[0])
-        w.rows.append(x.detach().clone())
-        EVENTS.append("forward")
         out = HoldFn.apply(x, w)
         w.forwards += 1
         return out
+
+
+class Rows(nn.Module):
+    """The identity; notes each forward pass and the rows it was given."""
+
+    def __init__(self, watch: Watch) -> None:
+        super().__init__()
+        self.watch = watch
+
+    def forward(self, x):
+        self.watch.rows.append(x.detach().clone())
+        EVENTS.append("forward")
+        return x
 
 
 @dataclass
@@ -482,7 +519,8 @@ class Batch:
         torch.manual_seed(self.seed)
         layers = [nn.Linear(self.n_in, 5), nn.Tanh(), nn.Linear(5, self.n_out)]
         if watch is not None:
-            layers.insert(0, Hold(watch))
+            layers[1:1] = [Hold(watch)]
+            layers.insert(0, Rows(watch))
         return nn.Sequential(*layers).to(device, torch.float64)
 
     def data(self, device):
@@ -600,7 +638,10 @@ def accumulate(kata, batch: Batch, device, *, hint: int):
     stale_grads(model)
     optimizer = Steps(model.parameters(), lr=0.1)
     x, y = batch.data(device)
-    call = f"accumulate(model, optimizer, mse_loss, x, y, micro_batch={batch.micro_batch}) with {batch}"
+    call = (
+        f"accumulate(model, optimizer, mse_loss, x, y, micro_batch={batch.micro_batch}) "
+        f"with {batch}"
+    )
     if device.type != "cpu":
         call += f" on {device}"
     EVENTS.clear()
@@ -633,8 +674,9 @@ def check_step(call: str, batch: Batch, device, got, model, optimizer) -> None:
         stale = [g + torch.full_like(g, 0.5 + i) for i, g in enumerate(grads)]
         if close(seen, total(parts)):
             why = (
-                f"the sum of {k} micro-batch gradients of unscaled mean losses: each micro-batch's "
-                "loss must be weighted by its share of the rows"
+                f"the sum of {k} micro-batches' gradients, each of its own mean loss: about {k} "
+                "times the whole batch's. backward() adds to .grad, so weight each "
+                "micro-batch's loss by its share of the rows"
             )
             hint = 1
         elif close(seen, [g / k for g in total(parts)]):
@@ -720,7 +762,7 @@ def test_accumulate_keeps_one_micro_batch_alive(kata, batch):
 @given(batch=batches(min_parts=2))
 @example(batch=Batch(6, 2, 2, 1, 3))
 def test_accumulate_reads_back_once_after_the_last_micro_batch(kata, batch):
-    call, got, _, _, _ = accumulate(kata, batch, torch.device("cpu"), hint=2)
+    call, _, _, _, _ = accumulate(kata, batch, torch.device("cpu"), hint=2)
     made = reads()
     assert len(made) == 1, say(
         call,
@@ -805,6 +847,8 @@ def test_accumulate_lowers_peak_memory_on_cuda(kata):
     )
 
 
+NO_INPUT_GRAD = "None of the inputs have requires_grad=True"  # torch/utils/checkpoint.py
+
 # --- checkpointed ------------------------------------------------------------------------------
 
 
@@ -848,13 +892,13 @@ class Blocks:
 
 
 @st.composite
-def stacks(draw, x_grad=st.booleans()) -> Blocks:
+def stacks(draw, x_grad: st.SearchStrategy[bool] | None = None) -> Blocks:
     return Blocks(
         draw(st.integers(1, 4)),
         draw(st.integers(1, 4)),
         draw(st.integers(1, 4)),
         draw(st.booleans()),
-        draw(x_grad),
+        draw(st.booleans() if x_grad is None else x_grad),
         draw(st.integers(0, 2**20)),
     )
 
@@ -877,7 +921,36 @@ def checkpoint_pass(kata, spec: Blocks, device, watch: Watch | None = None, *, h
     if device.type != "cpu":
         call += f" on {device}"
     torch.manual_seed(spec.seed + 3)
-    out = run(call, kata.checkpointed, model, x, hint=hint)
+    with recorded_warnings() as caught:
+        try:
+            out = kata.checkpointed(model, x)
+        except Exception as err:
+            if say.unwritten(err):
+                raise
+            pytest.fail(say(call, f"raised {type(err).__name__}: {err}", hint=hint), pytrace=False)
+    for w in caught:
+        text = str(w.message)
+        if NO_INPUT_GRAD in text:
+            pytest.fail(
+                say(
+                    call,
+                    f"warned {text!r}: the reentrant checkpoint passes gradients only through "
+                    "inputs that require grad, so the parameters inside get none when x does "
+                    "not; the non-reentrant variant has no such limit",
+                    hint=2,
+                ),
+                pytrace=False,
+            )
+        if "use_reentrant" in text:
+            pytest.fail(
+                say(
+                    call,
+                    f"warned {text[:120]!r}...: say which variant of checkpoint you mean",
+                    hint=2,
+                ),
+                pytrace=False,
+            )
+    no_warning(call, caught, hint=hint)
     assert isinstance(out, torch.Tensor), say(call, f"returned {out!r}; expected a tensor", hint=4)
     return call, out, model, x
 
@@ -1121,10 +1194,8 @@ def searches(draw, fits: bool = True):
     batch_size = draw(st.integers(1, 600))
     min_size = draw(st.one_of(st.none(), st.integers(1, batch_size)))
     low = 1 if min_size is None else min_size
-    if fits:
-        capacity = draw(st.integers(low, 2 * batch_size))
-    else:
-        capacity = draw(st.integers(0, low - 1))
+    capacities = st.integers(low, 2 * batch_size) if fits else st.integers(0, low - 1)
+    capacity = draw(capacities)
     return batch_size, min_size, capacity
 
 
@@ -1180,6 +1251,32 @@ def test_largest_batch_raises_when_min_size_does_not_fit(kata, search):
     )
 
 
+def check_freed(step: Step) -> None:
+    if step.alive_at is None:
+        return
+    now, older = step.alive_at
+    if step.cycle:
+        why = (
+            "they were held in a reference cycle, which only the garbage collector frees; "
+            "collect before the next attempt"
+        )
+    else:
+        why = (
+            "the out-of-memory error's traceback holds the failed attempt's frames, and "
+            "with them its tensors, for as long as the except block runs (or the error is "
+            "kept in a variable); retry after leaving the except block"
+        )
+    pytest.fail(
+        say(
+            step.call,
+            f"called step({step.sizes[now]}) while the tensors of the failed "
+            f"step({step.sizes[older]}) were still alive: {why}",
+            hint=3,
+        ),
+        pytrace=False,
+    )
+
+
 @SOME
 @given(search=searches(), cycle=st.booleans())
 @example(search=(8, None, 2), cycle=False)
@@ -1188,28 +1285,7 @@ def test_largest_batch_frees_a_failed_attempt_before_the_next(kata, search, cycl
     batch_size, min_size, capacity = search
     step = Step(capacity, cycle=cycle)
     find(kata, step, batch_size, min_size, hint=3)
-    if step.alive_at is not None:
-        now, older = step.alive_at
-        if cycle:
-            why = (
-                "they were held in a reference cycle, which only the garbage collector frees; "
-                "collect before the next attempt"
-            )
-        else:
-            why = (
-                "the out-of-memory error's traceback holds the failed attempt's frames, and "
-                "with them its tensors, for as long as the except block runs (or the error is "
-                "kept in a variable); retry after leaving the except block"
-            )
-        pytest.fail(
-            say(
-                step.call,
-                f"called step({step.sizes[now]}) while the tensors of the failed "
-                f"step({step.sizes[older]}) were still alive: {why}",
-                hint=3,
-            ),
-            pytrace=False,
-        )
+    check_freed(step)
 
 
 OTHER_ERRORS = {
@@ -1268,10 +1344,9 @@ def test_largest_batch_on_the_device(kata, device, search):
     step = Step(capacity, device=device)
     got = find(kata, step, batch_size, min_size, hint=3)
     check_sizes(step, sizes_tried(batch_size, min_size or 1, capacity), min_size or 1)
-    assert got == step.sizes[-1] and step.alive_at is None, say(
-        step.call,
-        "did not free each failed attempt before the next, or returned another size",
-        hint=3,
+    check_freed(step)
+    assert got == step.sizes[-1], say(
+        step.call, f"returned {got!r}; step last returned for size {step.sizes[-1]}", hint=3
     )
 
 
