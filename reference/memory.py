@@ -15,12 +15,8 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
+
 # BEGIN SOLUTION
-import gc
-
-from torch.utils.checkpoint import checkpoint
-
-
 def _key(t: torch.Tensor) -> tuple[torch.device, int]:
     """Which storage `t` lives in: its device and the address where that storage starts."""
     return t.device, t.untyped_storage().data_ptr()
@@ -110,6 +106,8 @@ def checkpointed(blocks: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
     parameters even when `x` does not require grad.
     """
     # BEGIN SOLUTION
+    from torch.utils.checkpoint import checkpoint
+
     for block in blocks:
         x = checkpoint(block, x, use_reentrant=False)
     return x
@@ -128,6 +126,8 @@ def largest_batch(step: Callable[[int], object], batch_size: int, *, min_size: i
     ValueError, before `step` is called, for sizes below 1 or `min_size > batch_size`.
     """
     # BEGIN SOLUTION
+    import gc
+
     if batch_size < 1 or min_size < 1:
         raise ValueError(
             f"largest_batch: sizes must be at least 1, got batch_size={batch_size}, "
