@@ -1372,7 +1372,7 @@ def test_largest_batch_recovers_from_a_real_out_of_memory_error(kata):
     device = torch.device("cuda")
     torch.cuda.synchronize()
     torch.cuda.empty_cache()
-    free = torch.cuda.mem_get_info(device)[1]
+    total = torch.cuda.mem_get_info(device)[1]  # (free, total)
     limit = 2**30  # 1 GiB
     mib = 2**20
     notes = []
@@ -1384,7 +1384,7 @@ def test_largest_batch_recovers_from_a_real_out_of_memory_error(kata):
         (half.sum() + whole.sum()).item()
 
     base = (torch.cuda.memory_allocated(device), torch.cuda.memory_reserved(device))
-    torch.cuda.set_per_process_memory_fraction((base[1] + limit) / free, device)
+    torch.cuda.set_per_process_memory_fraction((base[1] + limit) / total, device)
     call = "largest_batch(step, 4096) where step(n) needs 1.5 n MiB on cuda, under a 1 GiB limit"
     try:
         got = run(call, kata.largest_batch, step, 4096, hint=3)
