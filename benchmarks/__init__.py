@@ -36,6 +36,11 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment("loader_workers", "benchmarks.loader", "DataLoader with num_workers 0 vs 2"),
     Experiment(
+        "activation_memory",
+        "benchmarks.memory",
+        "activations kept for backward: plain vs checkpointed blocks vs micro-batches",
+    ),
+    Experiment(
         "h2d_bandwidth",
         "benchmarks.transfer",
         "host-to-device GB/s: pageable vs pinned vs pinned + non_blocking, 4 KiB to 1 GiB",
@@ -63,6 +68,12 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         "loader_pinning",
         "benchmarks.loader",
         "DataLoader with and without pin_memory feeding a small CNN",
+        needs_cuda=True,
+    ),
+    Experiment(
+        "peak_memory",
+        "benchmarks.memory",
+        "peak CUDA memory of one step: plain vs checkpointed blocks vs micro-batches",
         needs_cuda=True,
     ),
 )

@@ -267,6 +267,16 @@ def _inline(path: Path, title: str) -> None:
     path.write_text("\n".join(line for line in lines if line) + "\n")
 
 
+def panels_html(data: Mapping, directory: Path = COMMITTED.parent) -> str:
+    """The committed SVG panel of every experiment in `data` that has one, for the page."""
+    shown = []
+    for name in data["experiments"]:
+        path = directory / f"{name}.svg"
+        if path.is_file():
+            shown.append(f'<div class="diagram">\n{path.read_text()}</div>')
+    return "\n".join(shown)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Redraw the SVG panels of a results file (default: the committed one), beside it."""
     import importlib

@@ -14,7 +14,17 @@ from pathlib import Path
 import pytest
 import torch
 
-from benchmarks import EXPERIMENTS, loader, machine, matmul, report, runner, timing, transfer
+from benchmarks import (
+    EXPERIMENTS,
+    loader,
+    machine,
+    matmul,
+    memory,
+    report,
+    runner,
+    timing,
+    transfer,
+)
 from benchmarks.timing import Plan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -398,6 +408,34 @@ def test_loader_pinning_code_path_on_cpu():
     assert set(row["cases"]) == {"pin_memory=False", "pin_memory=True"}
 
 
+def test_activation_memory_keeps_less_when_checkpointed_or_micro_batched():
+    result = memory.activation_memory(TINY, "cpu", batches=[8, 16], shape=(4, 8, 3))
+    for row in result["rows"]:
+        kept = row["kept_bytes"]
+        # Each of the 3 blocks keeps its input (b x 4 floats), GELU's input and GELU's output
+        # (b x 8 each); checkpointed, only the blocks' inputs; one micro-batch, a quarter of
+        # the rows, except that its input is a slice whose storage is the whole batch's.
+        b = row["batch"]
+        assert kept["plain"] == 3 * 4 * b * (4 + 8 + 8)
+        assert kept["checkpointed"] == 3 * 4 * b * 4
+        assert kept["micro-batches"] == kept["plain"] // 4 + 4 * (b - b // 4) * 4
+        assert set(row["cases"]) == set(memory.CASES)
+
+
+def test_peak_memory_code_path_on_cpu():
+    calls = []
+
+    def measure(step):  # the allocator's counters exist only on CUDA: count the calls instead
+        step()
+        calls.append(1)
+        return 100 * len(calls)
+
+    result = memory.peak_memory(TINY, "cpu", batches=[8], shape=(4, 8, 2), measure=measure)
+    (row,) = result["rows"]
+    assert row["peak_bytes"] == {"plain": 100, "checkpointed": 200, "micro-batches": 300}
+    assert len(calls) == 3
+
+
 def test_every_panel_draws_including_the_gpu_ones(smoke, tmp_path):
     """The GPU experiments' panels, drawn from their CPU code paths: CI never draws them else."""
     pytest.importorskip("matplotlib", reason="needs matplotlib (the bench dependency group)")
@@ -410,6 +448,9 @@ def test_every_panel_draws_including_the_gpu_ones(smoke, tmp_path):
     experiments["item_logging"] = transfer.item_logging(TINY, "cpu", steps=2)
     experiments["matmul_crossover"] = matmul.matmul_crossover(TINY, "cpu", sizes=[4, 8])
     experiments["loader_pinning"] = loader.loader_pinning(TINY, "cpu", items=16, batch=8, workers=0)
+    experiments["peak_memory"] = memory.peak_memory(
+        TINY, "cpu", batches=[8, 16], shape=(4, 8, 2), measure=lambda step: step() or 1024
+    )
     plotters = {
         e.name: getattr(importlib.import_module(e.module), f"plot_{e.name}") for e in EXPERIMENTS
     }

@@ -1,0 +1,23 @@
+"""Clears .grad at the start of every micro-batch, as a plain training loop does every step:
+each micro-batch throws away what the earlier ones added, and the step sees the last one's
+gradients only.
+
+Caught by: test_accumulate_equals_one_step_on_the_whole_batch
+"""
+
+from reference.memory import *
+
+
+def accumulate(model, optimizer, loss_fn, inputs, targets, *, micro_batch):
+    if micro_batch < 1 or len(inputs) == 0 or len(inputs) != len(targets):
+        raise ValueError("accumulate: bad batch")
+    n = len(inputs)
+    total = 0.0
+    for start in range(0, n, micro_batch):
+        x, y = inputs[start : start + micro_batch], targets[start : start + micro_batch]
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y) * (len(x) / n)
+        loss.backward()
+        total = total + loss.detach()
+    optimizer.step()
+    return total.item()
