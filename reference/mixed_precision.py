@@ -97,11 +97,11 @@ def amp_step(
 
     - The forward pass runs its matrix products in `dtype`. The parameters, their gradients
       and the optimizer's state stay float32: the model is never converted.
-    - With `max_norm`, the gradients the optimizer steps on have a total norm of at most
-      `max_norm`, measured in their true, unscaled units.
-    - A step whose gradients overflow (inf or NaN) leaves the parameters and the optimizer's
-      state as they were. Either way, `scaler`'s scale then changes as its own policy says
-      (lower after an overflow).
+    - With `max_norm`, the gradients the optimizer steps on have a total 2-norm (all of them
+      together) of at most `max_norm`, measured in their true, unscaled units.
+    - With an enabled `scaler`, a step whose gradients overflow (inf or NaN) leaves the
+      parameters and the optimizer's state as they were. Either way, the scaler's scale then
+      changes as its own policy says (lower after an overflow).
     - Afterwards the gradients are cleared, so the next step starts clean.
 
     Returns the step's loss as a float32 tensor on `x`'s device, detached from the graph. The
