@@ -1,6 +1,6 @@
 """Asks `torch.cuda.is_bf16_supported()` with its default, which also says True for a GPU that
-can only emulate bfloat16 (Turing, sm_75): that GPU then trains slowly in emulated bfloat16
-instead of float16.
+can only emulate bfloat16 (Turing, sm_75): that GPU then trains in emulated bfloat16 instead
+of float16 with a scaler.
 
 Caught by: test_autocast_dtype_on_a_gpu_follows_its_bfloat16_support
 """
