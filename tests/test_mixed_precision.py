@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import math
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -59,7 +60,7 @@ SOME = settings(max_examples=max(settings().max_examples // 4, 10))
 FEW = settings(max_examples=max(settings().max_examples // 10, 5))
 
 HALF = (torch.bfloat16, torch.float16)
-TORCH_DIR = str(Path(torch.__file__).parent)
+TORCH_DIR = str(Path(torch.__file__).parent) + os.sep  # torch/, not torchvision/
 
 
 def name(dtype: torch.dtype) -> str:
