@@ -740,7 +740,8 @@ def test_amp_step_clips_in_true_units(kata, problem, init_scale, fraction):
     assert math.isclose(got_norm, expected, rel_tol=2e-2, abs_tol=1e-6), say(
         step.call,
         f"stepped the optimizer on gradients of norm {got_norm:.4g}; expected "
-        f"{expected:.4g} (the true gradients' norm is {norm:.4g})"
+        f"{expected:.4g}: the true, unscaled gradients have norm {norm:.4g}"
+        + (", clipped to max_norm" if norm > max_norm else ", within max_norm")
         + (
             f"; the gradients were clipped while still multiplied by the scale "
             f"{init_scale:g}: unscale them first"
