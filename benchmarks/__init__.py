@@ -65,6 +65,12 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         needs_cuda=True,
     ),
     Experiment(
+        "autocast_matmul",
+        "benchmarks.amp",
+        "matmul in float32 vs under bfloat16 and float16 autocast, over sizes",
+        needs_cuda=True,
+    ),
+    Experiment(
         "loader_pinning",
         "benchmarks.loader",
         "DataLoader with and without pin_memory feeding a small CNN",

@@ -1,7 +1,8 @@
 """`python -m katas doctor`: what this machine can run, and what to fix first.
 
 It says which Python and torch this is and whether torch is a CUDA build; the GPUs torch sees
-(name, capability, memory); whether pinned memory works; `CUDA_VISIBLE_DEVICES`, read both with
+(name, capability, memory); whether pinned memory works; which 16-bit type mixed precision
+trains in on each device (kata 14); `CUDA_VISIBLE_DEVICES`, read both with
 kata 1's strict rules and with torch's own parser; and which tiers, and which katas' cuda tests,
 run here. Then advice, when something is off. It exits 0 whenever it could look: it is a
 report, not a test. It also runs where torch is missing, and says how to get it.
@@ -244,6 +245,27 @@ def _gpus_line(host: cuda_env.Host, n_gpus: int) -> str:
     return f"{n_gpus} visible to torch" if n_gpus else "none visible to torch"
 
 
+def mixed_precision_line(host: cuda_env.Host) -> str:
+    """The 16-bit type kata 14 trains in on each device here: bfloat16 on the CPU and on GPUs
+    that compute in it natively (compute capability 8.0, Ampere, and newer); float16, with a
+    GradScaler, on older GPUs, where bfloat16 is only emulated (torch.cuda.is_bf16_supported()
+    counts emulation unless given including_emulation=False)."""
+    if host.torch is None:
+        return "needs torch"
+    parts = ["cpu: bfloat16"]
+    for g in host.gpus if host.available else []:
+        if g.capability is None:
+            parts.append(f"cuda:{g.index}: unknown (capability not read)")
+        elif g.capability >= (8, 0):
+            parts.append(f"cuda:{g.index}: bfloat16")
+        else:
+            cap = f"sm_{g.capability[0]}{g.capability[1]}"
+            parts.append(
+                f"cuda:{g.index}: float16 with a GradScaler ({cap} only emulates bfloat16)"
+            )
+    return "; ".join(parts)
+
+
 def render(found: Findings, katas=None) -> str:
     host, v = found.host, found.visible
     katas = _catalogue.katas() if katas is None else katas
@@ -260,6 +282,7 @@ def render(found: Findings, katas=None) -> str:
         ("GPUs", _gpus_line(host, n_gpus)),
         *((f"  cuda:{g.index}", g.describe().partition(": ")[2]) for g in host.gpus),
         ("pinned memory", found.pinned),
+        ("mixed precision", mixed_precision_line(host)),
         ("CUDA_VISIBLE_DEVICES", _visible_line(v)),
         (
             "CUDA_DEVICE_ORDER",

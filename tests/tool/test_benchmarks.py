@@ -16,6 +16,7 @@ import torch
 
 from benchmarks import (
     EXPERIMENTS,
+    amp,
     loader,
     machine,
     matmul,
@@ -402,6 +403,20 @@ def test_matmul_crossover_code_path_on_cpu():
     assert set(result["rows"][0]["cases"]) == set(matmul.CASES)
 
 
+def test_autocast_matmul_code_path_on_cpu():
+    result = amp.autocast_matmul(TINY, "cpu", sizes=[4, 8])
+    assert [r["n"] for r in result["rows"]] == [4, 8]
+    for row in result["rows"]:
+        assert set(row["cases"]) == set(amp.CASES)
+        assert row["checks"] == {
+            "product dtype": {
+                "float32": "float32",
+                "bfloat16 autocast": "bfloat16",
+                "float16 autocast": "float16",
+            }
+        }
+
+
 def test_loader_pinning_code_path_on_cpu():
     result = loader.loader_pinning(TINY, "cpu", items=16, batch=8, workers=0)
     (row,) = result["rows"]
@@ -447,6 +462,7 @@ def test_every_panel_draws_including_the_gpu_ones(smoke, tmp_path):
     experiments["row_transfer"] = transfer.row_transfer(TINY, "cpu", shapes=[(4, 4), (8, 4)])
     experiments["item_logging"] = transfer.item_logging(TINY, "cpu", steps=2)
     experiments["matmul_crossover"] = matmul.matmul_crossover(TINY, "cpu", sizes=[4, 8])
+    experiments["autocast_matmul"] = amp.autocast_matmul(TINY, "cpu", sizes=[4, 8])
     experiments["loader_pinning"] = loader.loader_pinning(TINY, "cpu", items=16, batch=8, workers=0)
     experiments["peak_memory"] = memory.peak_memory(
         TINY, "cpu", batches=[8, 16], shape=(4, 8, 2), measure=lambda step: step() or 1024

@@ -157,6 +157,26 @@ def test_one_gpu_skips_the_multi_gpu_tests_and_says_so():
     assert "The multi_gpu tests need a second GPU." in text
 
 
+@pytest.mark.parametrize(
+    ("cap", "words"),
+    [
+        ((8, 0), "cuda:0: bfloat16"),
+        ((9, 0), "cuda:0: bfloat16"),
+        ((7, 5), "cuda:0: float16 with a GradScaler (sm_75 only emulates bfloat16)"),
+    ],
+)
+def test_mixed_precision_says_which_16_bit_type_each_device_trains_in(cap, words):
+    text = doctor.mixed_precision_line(gpu_host(1, cap=cap))
+    assert text.startswith("cpu: bfloat16; ") and words in text, text
+    assert "mixed precision" in doctor.render(findings(gpu_host(1, cap=cap)))
+
+
+def test_mixed_precision_without_a_gpu_is_the_cpu_alone():
+    host = gpu_host(0, torch="2.13.0+cpu", torch_cuda=None, arch_list=[])
+    assert doctor.mixed_precision_line(host) == "cpu: bfloat16"
+    assert doctor.mixed_precision_line(gpu_host(0, torch=None)) == "needs torch"
+
+
 def test_a_cpu_only_torch_next_to_an_nvidia_driver_is_called_out():
     host = gpu_host(0, torch="2.13.0+cpu", torch_cuda=None, arch_list=[])
     text = advice_text(host)

@@ -1,0 +1,77 @@
+"""Mixed precision: train with 16-bit matrix products, and keep everything that needs float32
+in float32.
+
+A 16-bit matrix product moves half the bytes of a float32 one, and linear layers and
+convolutions are "much faster" in 16 bits (PyTorch's AMP docs). But 16 bits hold fewer
+digits, and float16 also has a far smaller range: a small gradient rounds to zero, a large one
+overflows to inf. Mixed precision runs the products in 16 bits while the weights, their
+gradients and the optimizer's state stay float32, and, for float16, scales the loss so that
+its gradients survive the trip through 16 bits.
+
+Write each function so that its docstring holds: the docstring is the contract.
+The ideas and experiments: docs/katas/mixed_precision.md (the site: python -m katas docs).
+
+Check it:  python -m katas check mixed_precision
+Stuck?     python -m katas hint mixed_precision   (one rung of the hint ladder at a time)
+(`nox -s learn` watches your files and re-checks on every save.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+
+def autocast_dtype(device: str | torch.device) -> torch.dtype:
+    """The 16-bit type to train in on `device`.
+
+    bfloat16 on the CPU. On a CUDA GPU, bfloat16 when the GPU computes in it natively, and
+    float16 when it does not (a GPU that can only emulate bfloat16 gets float16).
+
+    ValueError naming the device for anything else: text torch cannot parse as a device, a
+    device type other than cpu and cuda, or a GPU this machine does not have.
+    """
+    # TODO(mixed_precision): write autocast_dtype; the docstring above is the contract.
+    raise NotImplementedError("mixed_precision: autocast_dtype")
+
+
+def make_scaler(device: str | torch.device, dtype: torch.dtype) -> torch.amp.GradScaler:
+    """A gradient scaler for `device` that scales only when `dtype` is float16.
+
+    bfloat16 has float32's range, so its gradients need no scaling: the scaler is then
+    disabled, and the same training code runs either way. Refuses the devices
+    `autocast_dtype` refuses, with the same ValueError.
+    """
+    # TODO(mixed_precision): write make_scaler; the docstring above is the contract.
+    raise NotImplementedError("mixed_precision: make_scaler")
+
+
+def amp_step(
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    scaler: torch.amp.GradScaler,
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    x: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    dtype: torch.dtype,
+    max_norm: float | None = None,
+) -> torch.Tensor:
+    """One training step on the batch `x`, `y` in mixed precision, on `x`'s device.
+
+    - The forward pass runs its matrix products in `dtype`. The parameters, their gradients
+      and the optimizer's state stay float32: the model is never converted.
+    - With `max_norm`, the gradients the optimizer steps on have a total 2-norm (all of them
+      together) of at most `max_norm`, measured in their true, unscaled units.
+    - With an enabled `scaler`, a step whose gradients overflow (inf or NaN) leaves the
+      parameters and the optimizer's state as they were. Either way, the scaler's scale then
+      changes as its own policy says (lower after an overflow).
+    - Afterwards the gradients are cleared, so the next step starts clean.
+
+    Returns the step's loss as a float32 tensor on `x`'s device, detached from the graph. The
+    step itself reads no value back to the host.
+    """
+    # TODO(mixed_precision): write amp_step; the docstring above is the contract.
+    raise NotImplementedError("mixed_precision: amp_step")

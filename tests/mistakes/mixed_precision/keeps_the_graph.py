@@ -1,0 +1,22 @@
+"""Returns the loss in float32 but still attached: it holds the whole step's graph (every
+activation), and whoever logs it keeps that memory alive.
+
+Caught by: test_amp_step_returns_the_loss_as_a_float32_tensor
+"""
+
+import torch
+
+from reference.mixed_precision import *
+
+
+def amp_step(model, optimizer, scaler, loss_fn, x, y, *, dtype, max_norm=None):
+    with torch.autocast(device_type=x.device.type, dtype=dtype):
+        loss = loss_fn(model(x), y)
+    scaler.scale(loss).backward()
+    if max_norm is not None:
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+    optimizer.zero_grad()
+    return loss.float()

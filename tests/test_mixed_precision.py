@@ -1,0 +1,1033 @@
+"""Tests for katas/mixed_precision.py.
+
+What is checked, and how:
+- `autocast_dtype` and `make_scaler` on the CPU, and on simulated GPUs (`fake_gpus`) of three
+  generations: a GPU's bfloat16 support is faked through every way to ask for it
+  (`torch.cuda.is_bf16_supported`, `get_device_capability`, `get_device_properties`), and
+  nothing is ever allocated on it. `torch.cuda.is_bf16_supported()` says True for a GPU that
+  only emulates bfloat16 (`including_emulation=True` by default, torch/cuda/__init__.py): the
+  simulated Turing GPU (sm_75) does, and must get float16.
+- `amp_step` trains a small MLP whose `Linear` layers report, from forward hooks, the dtype
+  of their output (the product's dtype) and of their parameters at that moment. The optimizer
+  is a subclass of SGD or Adam that records the gradients it is asked to step on, and the
+  scaler is a real `torch.amp.GradScaler("cpu")` (float16 autocast and an enabled scaler work
+  on the CPU in torch 2.13).
+- The gradients the optimizer steps on are compared with a twin: the same model, the same
+  autocast forward, an unscaled backward. Clipping is judged by their total norm.
+- An overflow is made by a loss function whose output's gradient is set to inf by a tensor
+  hook; the loss itself stays finite, as in a real float16 overflow.
+- Read-backs are counted by spies on the Tensor methods that hand a value to Python (`item`,
+  `tolist`, `float()`, `bool()`, `print`, ...), except the scaler's inf check before it steps
+  (`GradScaler._maybe_opt_step` reads it with `.item()`) and the optimizers' own reads
+  (torch/optim/): those are torch's business. `scaler.get_scale()` is a read-back.
+- The cuda tier runs the same step on a GPU, in the type `autocast_dtype` should give there;
+  one cuda test trains float16 with an enabled scaler on the GPU's own kernels.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import math
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
+from unittest import mock
+
+import pytest
+import torch
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from torch import nn
+
+from tests.strategies import cpu_spellings, make_tensor
+from tests.support import (
+    Say,
+    describe,
+    fake_gpus,
+    plain_repr,
+    quotes,
+    real_world,
+    recorded_warnings,
+)
+
+say = Say(__name__)
+pytestmark = pytest.mark.filterwarnings("error")
+
+SOME = settings(max_examples=max(settings().max_examples // 4, 10))
+FEW = settings(max_examples=max(settings().max_examples // 10, 5))
+
+HALF = (torch.bfloat16, torch.float16)
+TORCH_DIR = str(Path(torch.__file__).parent) + os.sep  # torch/, not torchvision/
+OPTIM_DIR = TORCH_DIR + "optim" + os.sep
+
+
+def name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+# --- the problems amp_step trains on ----------------------------------------------------------
+
+
+class Recording:
+    """An optimizer that records the gradients it steps on (in `.stepped`, one list per step)."""
+
+    def step(self, closure=None):
+        self.stepped.append(
+            [None if p.grad is None else p.grad.detach().clone() for p in self.params]
+        )
+        return super().step(closure)
+
+
+class RecordingSGD(Recording, torch.optim.SGD):
+    pass
+
+
+class RecordingAdam(Recording, torch.optim.Adam):
+    pass
+
+
+OPTIMIZERS = {
+    "SGD": lambda params: RecordingSGD(params, lr=0.05),
+    "SGD(momentum=0.9)": lambda params: RecordingSGD(params, lr=0.05, momentum=0.9),
+    "Adam": lambda params: RecordingAdam(params, lr=0.01),
+}
+
+
+def mse(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """A float32 loss under autocast (mse_loss runs in float32)."""
+    return nn.functional.mse_loss(out, y)
+
+
+def mse_in_out_dtype(out: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """A loss in the output's own dtype: under autocast, a 16-bit loss."""
+    return (out - y.to(out.dtype)).square().mean()
+
+
+LOSSES = {"mse_loss": mse, "a loss in the output's dtype": mse_in_out_dtype}
+
+
+@plain_repr
+@dataclass(frozen=True)
+class Problem:
+    """A seeded MLP n_in -> 8 -> n_out, one batch, an optimizer and a loss function."""
+
+    n_in: int
+    n_out: int
+    batch: int
+    seed: int
+    optimizer: str
+    loss: str
+
+    def __str__(self) -> str:
+        return (
+            f"MLP {self.n_in}->8->{self.n_out}, batch of {self.batch}, {self.optimizer}, "
+            f"loss {self.loss} (seed {self.seed})"
+        )
+
+    def model(self, device: torch.device) -> nn.Module:
+        model = nn.Sequential(nn.Linear(self.n_in, 8), nn.Tanh(), nn.Linear(8, self.n_out))
+        with torch.no_grad():
+            for k, p in enumerate(model.parameters()):
+                p.copy_(make_tensor(p.shape, p.dtype, self.seed + 50 + k) / 2)
+        return model.to(device)
+
+    def batch_on(self, device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+        x = make_tensor((self.batch, self.n_in), torch.float32, self.seed, device)
+        y = make_tensor((self.batch, self.n_out), torch.float32, self.seed + 1, device)
+        return x, y
+
+    def optimizer_for(self, model: nn.Module) -> torch.optim.Optimizer:
+        optimizer = OPTIMIZERS[self.optimizer](model.parameters())
+        optimizer.params = list(model.parameters())
+        optimizer.stepped = []
+        return optimizer
+
+    @property
+    def loss_fn(self):
+        return LOSSES[self.loss]
+
+
+@st.composite
+def problems(draw, optimizers=tuple(OPTIMIZERS), losses=tuple(LOSSES)) -> Problem:
+    return Problem(
+        n_in=draw(st.integers(1, 5)),
+        n_out=draw(st.integers(1, 3)),
+        batch=draw(st.integers(1, 6)),
+        seed=draw(st.integers(0, 2**31)),
+        optimizer=draw(st.sampled_from(optimizers)),
+        loss=draw(st.sampled_from(losses)),
+    )
+
+
+def scaler_for(device: torch.device, dtype: torch.dtype, **kwargs) -> torch.amp.GradScaler:
+    """The scaler a float16 step needs (enabled), or a disabled one for bfloat16."""
+    return torch.amp.GradScaler(device.type, enabled=dtype == torch.float16, **kwargs)
+
+
+def scale_of(scaler: torch.amp.GradScaler) -> float:
+    return scaler.get_scale() if scaler.is_enabled() else 1.0
+
+
+# --- watching a step --------------------------------------------------------------------------
+
+
+class Watch:
+    """Forward hooks on the model's Linear layers: what each product ran in, and where the
+    parameters were, while the forward pass ran."""
+
+    def __init__(self, model: nn.Module, device: torch.device) -> None:
+        self.products: list[torch.dtype] = []  # each Linear's output dtype
+        self.params_seen: list[torch.dtype] = []  # each Linear's weight dtype during forward
+        self.handles = []
+
+        def hook(module, args, output):
+            self.products.append(output.dtype)
+            self.params_seen += [p.dtype for p in module.parameters(recurse=False)]
+
+        for module in model.modules():
+            if isinstance(module, nn.Linear):
+                self.handles.append(module.register_forward_hook(hook))
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+
+READ_BACKS = (
+    "item",
+    "tolist",
+    "numpy",
+    "__float__",
+    "__int__",
+    "__index__",
+    "__bool__",
+    "__format__",
+    "__repr__",
+    "__array__",
+)
+
+
+@contextlib.contextmanager
+def read_backs() -> Iterator[list[str]]:
+    """Record each read of a tensor's value into Python (`item`, `float()`, `print`, ...); a
+    read made inside another one counts once. Two reads are torch's business and not counted:
+    the scaler's check for inf before it steps (`GradScaler._maybe_opt_step`, which must read
+    it to decide), and the optimizers' own (torch/optim/, e.g. Adam's step count, a CPU
+    tensor). Any other read counts, in your code or in a torch function you called, such as
+    `scaler.get_scale()`."""
+    made: list[str] = []
+    depth = [0]
+
+    def torchs_business(code) -> bool:
+        where = code.co_filename
+        if where.startswith(OPTIM_DIR):
+            return True
+        return where.startswith(TORCH_DIR) and "GradScaler._maybe_opt_step" in code.co_qualname
+
+    def spy(method_name: str):
+        real = getattr(torch.Tensor, method_name)
+
+        def method(self, *args, **kwargs):
+            caller = sys._getframe(1)
+            if depth[0] == 0 and not torchs_business(caller.f_code):
+                where = caller.f_code.co_filename
+                if where.startswith(TORCH_DIR):
+                    name = where.removeprefix(TORCH_DIR).replace(os.sep, "/")
+                    made.append(f"Tensor.{method_name} in torch/{name} ({caller.f_code.co_name})")
+                else:
+                    made.append(f"Tensor.{method_name}")
+            depth[0] += 1
+            try:
+                return real(self, *args, **kwargs)
+            finally:
+                depth[0] -= 1
+
+        return method
+
+    with mock.patch.multiple(torch.Tensor, **{n: spy(n) for n in READ_BACKS}):
+        yield made
+
+
+@dataclass
+class Step:
+    """One amp_step call and what was seen during it."""
+
+    call: str
+    loss: object
+    model: nn.Module
+    optimizer: torch.optim.Optimizer
+    scaler: torch.amp.GradScaler
+    watch: Watch
+    read_backs: list[str]
+    params_before: list[nn.Parameter]
+
+
+def run_step(
+    kata,
+    problem: Problem,
+    device: torch.device,
+    dtype: torch.dtype,
+    *,
+    hint: int,
+    scaler: torch.amp.GradScaler | None = None,
+    loss_fn=None,
+    max_norm: float | None = None,
+    model: nn.Module | None = None,
+    optimizer: torch.optim.Optimizer | None = None,
+    what: str = "",
+) -> Step:
+    """Call amp_step on `problem` and watch it; any exception or warning is a learner message."""
+    model = problem.model(device) if model is None else model
+    optimizer = problem.optimizer_for(model) if optimizer is None else optimizer
+    scaler = scaler_for(device, dtype) if scaler is None else scaler
+    loss_fn = problem.loss_fn if loss_fn is None else loss_fn
+    x, y = problem.batch_on(device)
+    params_before = list(model.parameters())
+    clip = "" if max_norm is None else f", max_norm={max_norm:.4g}"
+    kind = (
+        f"an enabled scaler (scale {scaler.get_scale():g})"
+        if scaler.is_enabled()
+        else ("a disabled scaler")
+    )
+    call = (
+        f"amp_step(model, optimizer, scaler, loss_fn, x, y, dtype=torch.{name(dtype)}{clip}) "
+        f"with {problem}, {kind}{what}, on {device}"
+    )
+    watch = Watch(model, device)
+    try:
+        with real_world(device), read_backs() as made, recorded_warnings() as caught:
+            try:
+                loss = kata.amp_step(
+                    model, optimizer, scaler, loss_fn, x, y, dtype=dtype, max_norm=max_norm
+                )
+            except Exception as err:
+                if say.unwritten(err):
+                    raise
+                problem_ = f"raised {type(err).__name__}: {err}"
+                for phrase, why, rung in SCALER_ERRORS:
+                    if phrase in str(err):
+                        problem_, hint = f"{problem_}; {why}", rung
+                pytest.fail(say(call, problem_, hint=hint), pytrace=False)
+    finally:
+        watch.remove()
+    if caught:
+        w = caught[0]
+        problem_ = f"warned {w.category.__name__}: {w.message}; expected no warning"
+        if "autocast" in str(w.message).lower():
+            problem_ += (
+                f"; autocast needs the type of the device the tensors are on, here {device.type!r}"
+            )
+            hint = 2
+        pytest.fail(say(call, problem_, hint=hint), pytrace=False)
+    return Step(call, loss, model, optimizer, scaler, watch, made, params_before)
+
+
+SCALER_ERRORS = (  # torch's words (torch/amp/grad_scaler.py), what they mean here, which hint
+    (
+        "Attempting to unscale FP16 gradients",
+        "the gradients are float16 because the parameters are: the model must stay float32",
+        1,
+    ),
+    (
+        "step() has already been called since the last update()",
+        "the scaler was never told that the previous step was over",
+        3,
+    ),
+    (
+        "is being called after step()",
+        "the scaler was never told that the previous step was over",
+        3,
+    ),
+    (
+        "No inf checks were recorded",
+        "the scaler was told a step was over, but it never saw the gradients",
+        3,
+    ),
+)
+
+
+def twin_grads(problem: Problem, device: torch.device, dtype: torch.dtype, loss_fn=None):
+    """The true, unscaled gradients of one autocast forward in `dtype` on a fresh model, and
+    their total norm."""
+    model = problem.model(device)
+    x, y = problem.batch_on(device)
+    autocast = (
+        contextlib.nullcontext()
+        if dtype == torch.float32
+        else torch.autocast(device.type, dtype=dtype)
+    )
+    with autocast:
+        loss = (problem.loss_fn if loss_fn is None else loss_fn)(model(x), y)
+    loss.float().backward()
+    grads = [p.grad.detach().clone() for p in model.parameters()]
+    norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
+    return grads, float(norm), loss.detach().float()
+
+
+def norm_of(grads: list[torch.Tensor]) -> float:
+    return float(
+        torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
+    )
+
+
+def the_steps(step: Step, *, hint: int) -> list[torch.Tensor]:
+    """The gradients of the one optimizer step the call made."""
+    n = len(step.optimizer.stepped)
+    assert n == 1, say(
+        step.call,
+        f"stepped the optimizer {n} times; expected exactly once"
+        + ("; no step means no training" if n == 0 else ""),
+        hint=hint,
+    )
+    grads = step.optimizer.stepped[0]
+    assert all(g is not None for g in grads), say(
+        step.call, "stepped the optimizer with a parameter that had no gradient", hint=hint
+    )
+    return grads
+
+
+def check_cleared(step: Step, *, after: str = "the step") -> None:
+    left = [
+        name
+        for name, p in step.model.named_parameters()
+        if p.grad is not None and bool(p.grad.detach().ne(0).any())
+    ]
+    assert not left, say(
+        step.call,
+        f"left gradients in .grad of {', '.join(left)} after {after}; the next backward() "
+        "would add to them. Clear them once the optimizer has stepped",
+        hint=3,
+    )
+
+
+INF_GRAD = "an overflowing gradient"
+
+
+def overflowing(loss_fn):
+    """`loss_fn`, whose output gradient becomes inf: the loss stays finite, the gradients of
+    every parameter overflow, as a float16 backward does when the scale is too large."""
+
+    def loss_with_inf_grad(out, y):
+        if out.requires_grad:
+            out.register_hook(lambda g: torch.full_like(g, math.inf))
+        return loss_fn(out, y)
+
+    return loss_with_inf_grad
+
+
+# --- autocast_dtype and make_scaler: the machine --------------------------------------------
+
+
+@dataclass(frozen=True)
+class Generation:
+    name: str
+    capability: tuple[int, int]
+
+    @property
+    def native_bf16(self) -> bool:
+        return self.capability >= (8, 0)
+
+    @property
+    def want(self) -> torch.dtype:
+        return torch.bfloat16 if self.native_bf16 else torch.float16
+
+
+GENERATIONS = (
+    Generation("Turing, sm_75 (bfloat16 emulated only)", (7, 5)),
+    Generation("Ampere, sm_80", (8, 0)),
+    Generation("Hopper, sm_90", (9, 0)),
+)
+
+
+@contextlib.contextmanager
+def fake_generation(n: int, gen: Generation) -> Iterator[None]:
+    """`n` simulated GPUs, all of generation `gen`, whichever way their bfloat16 support is
+    asked for. As torch's own `is_bf16_supported()` does, an emulating GPU says True unless
+    asked with `including_emulation=False`."""
+
+    def is_bf16_supported(including_emulation: bool = True) -> bool:
+        return n > 0 and (gen.native_bf16 or including_emulation)
+
+    def capability(device=None):
+        return gen.capability
+
+    def properties(device=None):
+        major, minor = gen.capability
+        return SimpleNamespace(major=major, minor=minor, name=f"simulated {gen.name}")
+
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(fake_gpus(n))
+        for attr, fake in (
+            ("is_bf16_supported", is_bf16_supported),
+            ("get_device_capability", capability),
+            ("get_device_properties", properties),
+            ("current_device", lambda: 0),
+        ):
+            stack.enter_context(mock.patch.object(torch.cuda, attr, fake))
+        yield
+
+
+def scaler_type(scaler: torch.amp.GradScaler) -> str:
+    """The device type a scaler was made for (GradScaler keeps its `device` argument, a device
+    type such as "cuda", in `_device`; torch/amp/grad_scaler.py)."""
+    try:
+        return torch.device(scaler._device).type
+    except (RuntimeError, TypeError):
+        return repr(scaler._device)
+
+
+BAD_DEVICES = ("gpu", "cuda:x", "", " cuda", "CPU", "cuda:-1")
+NO_AUTOCAST = ("meta", "mps", "xpu", torch.device("meta"))
+
+
+@SOME
+@given(spelling=cpu_spellings())
+def test_autocast_dtype_is_bfloat16_on_the_cpu(kata, spelling):
+    call = f"autocast_dtype({spelling!r})"
+    with fake_gpus(0):
+        got = say.call(call, kata.autocast_dtype, spelling, hint=1)
+    assert got == torch.bfloat16, say(
+        call,
+        f"returned {got!r}; expected torch.bfloat16: CPU autocast computes in it, and it has "
+        "float32's range, so no scaler is needed",
+        hint=1,
+    )
+
+
+@SOME
+@given(
+    gen=st.sampled_from(GENERATIONS),
+    n=st.integers(1, 4),
+    data=st.data(),
+)
+@example(gen=GENERATIONS[0], n=1, data=None)
+def test_autocast_dtype_on_a_gpu_follows_its_bfloat16_support(kata, gen, n, data):
+    spellings = ["cuda", "cuda:0", torch.device("cuda"), *(f"cuda:{k}" for k in range(n))]
+    spelling = "cuda" if data is None else data.draw(st.sampled_from(spellings), label="device")
+    call = f"autocast_dtype({spelling!r}) with {n} simulated {gen.name} GPU(s)"
+    with fake_generation(n, gen):
+        got = say.call(call, kata.autocast_dtype, spelling, hint=2)
+    why = (
+        "it computes in bfloat16 natively"
+        if gen.native_bf16
+        else "it only emulates bfloat16 (slowly), so float16 with a scaler is the fast choice; "
+        "torch.cuda.is_bf16_supported() counts emulation unless told not to"
+    )
+    assert got == gen.want, say(call, f"returned {got!r}; expected {gen.want!r}: {why}", hint=2)
+
+
+@pytest.mark.parametrize("text", BAD_DEVICES + NO_AUTOCAST, ids=repr)
+def test_autocast_dtype_refuses_other_devices(kata, text):
+    call = f"autocast_dtype({text!r})"
+    with fake_generation(1, GENERATIONS[1]), say.raises(ValueError, call, hint=1) as raised:
+        kata.autocast_dtype(text)
+    message = str(raised.value)
+    assert quotes(message, str(text)), say(
+        call,
+        f"raised ValueError({message!r}), which does not quote the device {str(text)!r}",
+        hint=1,
+    )
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_autocast_dtype_refuses_a_missing_gpu(kata, n):
+    text = f"cuda:{n}"
+    call = f"autocast_dtype({text!r}) with {n} simulated GPU(s)"
+    with fake_generation(n, GENERATIONS[2]), say.raises(ValueError, call, hint=1) as raised:
+        kata.autocast_dtype(text)
+    message = str(raised.value)
+    assert quotes(message, text), say(
+        call, f"raised ValueError({message!r}), which does not quote the device {text!r}", hint=1
+    )
+
+
+@SOME
+@given(dtype=st.sampled_from([*HALF, torch.float32]), spelling=cpu_spellings())
+def test_make_scaler_scales_only_float16(kata, dtype, spelling):
+    call = f"make_scaler({spelling!r}, torch.{name(dtype)})"
+    with fake_gpus(0):
+        scaler = say.call(call, kata.make_scaler, spelling, dtype, hint=2)
+    assert isinstance(scaler, torch.amp.GradScaler), say(
+        call, f"returned {scaler!r}; expected a torch.amp.GradScaler", hint=2
+    )
+    want = dtype == torch.float16
+    why = (
+        "float16 gradients underflow to zero without scaling"
+        if want
+        else f"{name(dtype)} has float32's range and needs no scaling"
+    )
+    assert scaler.is_enabled() == want, say(
+        call,
+        f"returned a scaler with is_enabled() {scaler.is_enabled()}; expected {want}: {why}",
+        hint=2,
+    )
+    assert scaler_type(scaler) == "cpu", say(
+        call, f"returned a scaler for {scaler._device!r}; expected one for 'cpu'", hint=2
+    )
+
+
+@SOME
+@given(dtype=st.sampled_from(HALF), n=st.integers(1, 3), data=st.data())
+def test_make_scaler_for_a_gpu(kata, dtype, n, data):
+    spelling = data.draw(st.sampled_from(["cuda", torch.device("cuda", n - 1), f"cuda:{n - 1}"]))
+    call = f"make_scaler({spelling!r}, torch.{name(dtype)}) with {n} simulated GPU(s)"
+    with fake_generation(n, GENERATIONS[2]):
+        scaler = say.call(call, kata.make_scaler, spelling, dtype, hint=2)
+    assert isinstance(scaler, torch.amp.GradScaler) and scaler_type(scaler) == "cuda", say(
+        call,
+        f"returned {scaler!r} for {getattr(scaler, '_device', None)!r}; expected a "
+        "torch.amp.GradScaler for 'cuda'",
+        hint=2,
+    )
+    assert scaler.is_enabled() == (dtype == torch.float16), say(
+        call,
+        f"returned a scaler with is_enabled() {scaler.is_enabled()}; expected "
+        f"{dtype == torch.float16}",
+        hint=2,
+    )
+
+
+@pytest.mark.parametrize("text", ["gpu", "meta", "cuda", "cuda:1"])
+def test_make_scaler_refuses_what_autocast_dtype_refuses(kata, text):
+    call = f"make_scaler({text!r}, torch.float16) with one simulated GPU"
+    if text == "cuda":
+        call = "make_scaler('cuda', torch.float16) on a machine without a GPU"
+    with (
+        fake_generation(0 if text == "cuda" else 1, GENERATIONS[2]),
+        say.raises(ValueError, call, hint=1) as raised,
+    ):
+        kata.make_scaler(text, torch.float16)
+    message = str(raised.value)
+    assert quotes(message, text), say(
+        call, f"raised ValueError({message!r}), which does not quote the device {text!r}", hint=1
+    )
+
+
+# --- amp_step ---------------------------------------------------------------------------------
+
+
+CPU = torch.device("cpu")
+
+
+@SOME
+@given(problem=problems(), dtype=st.sampled_from(HALF))
+def test_amp_step_runs_the_products_in_dtype(kata, problem, dtype):
+    step = run_step(kata, problem, CPU, dtype, hint=2)
+    got = step.watch.products
+    assert got, say(step.call, "never ran the model's forward pass", hint=2)
+    wrong = [name(d) for d in got if d != dtype]
+    assert not wrong, say(
+        step.call,
+        f"ran the model's Linear layers with {wrong[0]} outputs; expected {name(dtype)}: run "
+        f"the forward pass under autocast for {CPU.type!r}, the type of x's device",
+        hint=2,
+    )
+
+
+@SOME
+@given(problem=problems(), dtype=st.sampled_from(HALF))
+def test_amp_step_never_converts_the_model(kata, problem, dtype):
+    step = run_step(kata, problem, CPU, dtype, hint=1)
+    seen = {name(d) for d in step.watch.params_seen}
+    assert seen <= {"float32"}, say(
+        step.call,
+        f"ran the forward pass with {', '.join(sorted(seen))} parameters; they must stay "
+        "float32, the master copy: autocast casts each product's inputs, the model is never "
+        "converted",
+        hint=1,
+    )
+    now = list(step.model.parameters())
+    same = len(now) == len(step.params_before) and all(
+        a is b for a, b in zip(now, step.params_before, strict=False)
+    )
+    assert same, say(step.call, "replaced the model's Parameter objects", hint=1)
+    bad = [
+        f"{n} is {name(p.dtype)}"
+        for n, p in step.model.named_parameters()
+        if p.dtype != torch.float32
+    ]
+    assert not bad, say(step.call, f"left {', '.join(bad)}; expected float32", hint=1)
+    for grads in step.optimizer.stepped:
+        bad = [name(g.dtype) for g in grads if g is not None and g.dtype != torch.float32]
+        assert not bad, say(
+            step.call, f"stepped the optimizer on {bad[0]} gradients; expected float32", hint=1
+        )
+    for state in step.optimizer.state.values():
+        bad = [
+            f"{key} ({name(v.dtype)})"
+            for key, v in state.items()
+            if isinstance(v, torch.Tensor) and v.is_floating_point() and v.dtype != torch.float32
+        ]
+        assert not bad, say(
+            step.call, f"left optimizer state {', '.join(bad)}; expected float32", hint=1
+        )
+
+
+@SOME
+@given(problem=problems(), dtype=st.sampled_from(HALF))
+@example(problem=Problem(3, 2, 4, 0, "SGD", "a loss in the output's dtype"), dtype=torch.bfloat16)
+def test_amp_step_returns_the_loss_as_a_float32_tensor(kata, problem, dtype):
+    _, _, want = twin_grads(problem, CPU, dtype)
+    step = run_step(kata, problem, CPU, dtype, hint=4)
+    loss = step.loss
+    assert isinstance(loss, torch.Tensor), say(
+        step.call,
+        f"returned {loss!r}; expected the loss as a tensor on the device (a Python number is "
+        "a read-back: the host waits for the GPU)",
+        hint=4,
+    )
+    assert loss.dtype == torch.float32, say(
+        step.call,
+        f"returned {describe(loss)}; expected float32 (under autocast the loss can come out "
+        f"in {name(dtype)}, which keeps only {'3' if dtype == torch.float16 else '2'} "
+        "significant digits)",
+        hint=4,
+    )
+    assert loss.device == CPU, say(step.call, f"returned {describe(loss)}; expected on cpu", hint=4)
+    assert loss.grad_fn is None and not loss.requires_grad, say(
+        step.call,
+        f"returned {describe(loss)}, still attached to its graph; expected it detached",
+        hint=4,
+    )
+    assert loss.numel() == 1 and torch.allclose(loss.reshape(()), want, rtol=1e-3, atol=1e-6), say(
+        step.call,
+        f"returned {loss.tolist()}; the step's loss, computed with the same autocast forward, "
+        f"is {want.item():.6g} (the scaled loss is for backward only)",
+        hint=4,
+    )
+
+
+@SOME
+@given(problem=problems(), dtype=st.sampled_from(HALF), max_norm=st.sampled_from([None, 0.5]))
+@example(problem=Problem(3, 2, 4, 0, "Adam", "mse_loss"), dtype=torch.float16, max_norm=0.5)
+def test_amp_step_reads_nothing_back(kata, problem, dtype, max_norm):
+    step = run_step(kata, problem, CPU, dtype, hint=4, max_norm=max_norm)
+    assert not step.read_backs, say(
+        step.call,
+        f"read values back to the host ({', '.join(step.read_backs)}); on a GPU each one makes "
+        "the host wait. Return the loss as a tensor and let the caller read it",
+        hint=4,
+    )
+
+
+@SOME
+@given(
+    problem=problems(), dtype=st.sampled_from(HALF), init_scale=st.sampled_from([2.0**4, 2.0**8])
+)
+def test_amp_step_steps_on_the_true_gradients(kata, problem, dtype, init_scale):
+    _, norm, _ = twin_grads(problem, CPU, dtype)
+    scaler = scaler_for(CPU, dtype, init_scale=init_scale)
+    step = run_step(kata, problem, CPU, dtype, hint=3, scaler=scaler)
+    got = the_steps(step, hint=3)
+    got_norm = norm_of(got)
+    scale = init_scale if scaler.is_enabled() else 1.0
+    assert math.isclose(got_norm, norm, rel_tol=2e-2, abs_tol=1e-6), say(
+        step.call,
+        f"stepped the optimizer on gradients of norm {got_norm:.4g}; the true gradients' norm "
+        f"is {norm:.4g}"
+        + (
+            f" (the scaled ones' is {norm * scale:.4g}: step through the scaler, which unscales "
+            "first)"
+            if scale != 1 and math.isclose(got_norm, norm * scale, rel_tol=2e-2)
+            else ""
+        ),
+        hint=3,
+    )
+
+
+@SOME
+@given(
+    problem=problems(),
+    init_scale=st.sampled_from([2.0**4, 2.0**8]),
+    fraction=st.sampled_from([0.1, 0.5, 0.9, 2.0]),
+)
+@example(problem=Problem(3, 2, 4, 0, "SGD", "mse_loss"), init_scale=2.0**8, fraction=0.5)
+def test_amp_step_clips_in_true_units(kata, problem, init_scale, fraction):
+    dtype = torch.float16
+    want, norm, _ = twin_grads(problem, CPU, dtype)
+    max_norm = fraction * norm
+    scaler = scaler_for(CPU, dtype, init_scale=init_scale)
+    step = run_step(kata, problem, CPU, dtype, hint=3, scaler=scaler, max_norm=max_norm)
+    got = the_steps(step, hint=3)
+    got_norm = norm_of(got)
+    expected = min(norm, max_norm)
+    assert math.isclose(got_norm, expected, rel_tol=2e-2, abs_tol=1e-6), say(
+        step.call,
+        f"stepped the optimizer on gradients of norm {got_norm:.4g}; expected "
+        f"{expected:.4g}: the true, unscaled gradients have norm {norm:.4g}"
+        + (", clipped to max_norm" if norm > max_norm else ", within max_norm")
+        + (
+            f"; the gradients were clipped while still multiplied by the scale "
+            f"{init_scale:g}: unscale them first"
+            if got_norm < expected / 2
+            else ""
+        ),
+        hint=3,
+    )
+    cosine = float(
+        sum((a * b).sum() for a, b in zip(got, want, strict=True)) / max(got_norm * norm, 1e-30)
+    )
+    assert cosine > 0.99, say(
+        step.call,
+        f"stepped on gradients that point elsewhere than the true ones (cosine {cosine:.3f}); "
+        "clipping scales all gradients by one factor",
+        hint=3,
+    )
+
+
+@SOME
+@given(problem=problems(), growth_interval=st.integers(1, 3))
+def test_amp_step_skips_an_overflow(kata, problem, growth_interval):
+    dtype = torch.float16
+    scaler = scaler_for(CPU, dtype, init_scale=2.0**8, growth_interval=growth_interval)
+    model = problem.model(CPU)
+    optimizer = problem.optimizer_for(model)
+    # A good step first, so that the optimizer has state (momentum, Adam's moments) to keep.
+    run_step(kata, problem, CPU, dtype, hint=3, scaler=scaler, model=model, optimizer=optimizer)
+    before = [p.detach().clone() for p in model.parameters()]
+    state_before = copy.deepcopy(optimizer.state_dict()["state"])
+    scale_before = scaler.get_scale()
+    step = run_step(
+        kata,
+        problem,
+        CPU,
+        dtype,
+        hint=3,
+        scaler=scaler,
+        model=model,
+        optimizer=optimizer,
+        loss_fn=overflowing(problem.loss_fn),
+        what=f", after one good step, with {INF_GRAD}",
+    )
+    moved = [
+        n
+        for (n, p), b in zip(model.named_parameters(), before, strict=True)
+        if not torch.equal(p, b)
+    ]
+    assert not moved, say(
+        step.call,
+        f"changed {', '.join(moved)}; a step whose gradients overflow must leave the "
+        "parameters as they were (the scaler skips the optimizer's step)",
+        hint=3,
+    )
+    state_after = optimizer.state_dict()["state"]
+    same_state = state_before.keys() == state_after.keys() and all(
+        torch.equal(v, state_after[k][key])
+        if isinstance(v, torch.Tensor)
+        else v == state_after[k][key]
+        for k, s in state_before.items()
+        for key, v in s.items()
+    )
+    assert same_state, say(
+        step.call, "changed the optimizer's state; the overflowing step must be skipped", hint=2
+    )
+    want = scale_before * 0.5
+    got = scaler.get_scale()
+    assert got == want, say(
+        step.call,
+        f"left the scale at {got:g} (it was {scale_before:g}); after an overflow the scaler "
+        f"lowers it, to {want:g}, when it is told the step is over",
+        hint=3,
+    )
+    check_cleared(step, after="an overflowing step")
+
+
+@SOME
+@given(problem=problems(), growth_interval=st.integers(1, 3), dtype=st.sampled_from(HALF))
+def test_amp_step_updates_the_scale(kata, problem, growth_interval, dtype):
+    scaler = scaler_for(CPU, dtype, init_scale=2.0**4, growth_interval=growth_interval)
+    model = problem.model(CPU)
+    optimizer = problem.optimizer_for(model)
+    scales = []
+    for k in range(growth_interval + 1):
+        step = run_step(
+            kata,
+            problem,
+            CPU,
+            dtype,
+            hint=3,
+            scaler=scaler,
+            model=model,
+            optimizer=optimizer,
+            what=f", step {k + 1} with growth_interval={growth_interval}",
+        )
+        scales.append(scale_of(scaler))
+    if not scaler.is_enabled():
+        assert len(optimizer.stepped) == growth_interval + 1, say(
+            step.call,
+            f"stepped the optimizer {len(optimizer.stepped)} times in {growth_interval + 1} "
+            "steps; a disabled scaler's step() is the optimizer's step",
+            hint=3,
+        )
+        return
+    want = [16.0 * 2 ** ((k + 1) // growth_interval) for k in range(growth_interval + 1)]
+    assert scales == want, say(
+        step.call,
+        f"left the scale at {scales} after each step; a scaler with growth_interval="
+        f"{growth_interval} doubles it after that many good steps in a row: {want}. It "
+        "decides only when it is told the step is over",
+        hint=3,
+    )
+
+
+@SOME
+@given(problem=problems(), dtype=st.sampled_from(HALF), max_norm=st.sampled_from([None, 0.3]))
+def test_amp_step_clears_the_gradients(kata, problem, dtype, max_norm):
+    model = problem.model(CPU)
+    optimizer = problem.optimizer_for(model)
+    scaler = scaler_for(CPU, dtype, init_scale=2.0**4)
+    for k in range(2):
+        step = run_step(
+            kata,
+            problem,
+            CPU,
+            dtype,
+            hint=3,
+            scaler=scaler,
+            model=model,
+            optimizer=optimizer,
+            max_norm=max_norm,
+            what=f", call {k + 1} of 2",
+        )
+        check_cleared(step)
+    assert len(optimizer.stepped) == 2, say(
+        step.call, f"stepped the optimizer {len(optimizer.stepped)} times in 2 calls", hint=3
+    )
+
+
+@FEW
+@given(problem=problems(optimizers=("SGD",)))
+def test_amp_step_recovers_after_an_overflow(kata, problem):
+    """After an overflow (inf gradients), the next step trains on its own gradients only."""
+    dtype = torch.float16
+    scaler = scaler_for(CPU, dtype, init_scale=2.0**8)
+    model = problem.model(CPU)
+    optimizer = problem.optimizer_for(model)
+    run_step(
+        kata,
+        problem,
+        CPU,
+        dtype,
+        hint=3,
+        scaler=scaler,
+        model=model,
+        optimizer=optimizer,
+        loss_fn=overflowing(problem.loss_fn),
+        what=f", with {INF_GRAD}",
+    )
+    _, norm, _ = twin_grads(problem, CPU, dtype)
+    step = run_step(
+        kata,
+        problem,
+        CPU,
+        dtype,
+        hint=3,
+        scaler=scaler,
+        model=model,
+        optimizer=optimizer,
+        what=", the call after an overflowing step",
+    )
+    got = the_steps(step, hint=3)
+    finite = all(bool(torch.isfinite(g).all()) for g in got)
+    assert finite and math.isclose(norm_of(got), norm, rel_tol=2e-2), say(
+        step.call,
+        f"stepped on gradients of norm {norm_of(got):.4g}; expected the step's own, "
+        f"{norm:.4g}: the overflowing step's gradients must not reach the next one",
+        hint=3,
+    )
+
+
+# --- the cuda tier, whose body also runs on the cpu ------------------------------------------
+
+
+def dtype_for(device: torch.device) -> torch.dtype:
+    """What the machine trains in (the test's own answer, not the kata's)."""
+    if device.type == "cpu":
+        return torch.bfloat16
+    return torch.bfloat16 if torch.cuda.get_device_capability(device) >= (8, 0) else torch.float16
+
+
+def test_autocast_dtype_on_this_machine(kata, device):
+    want = dtype_for(device)
+    call = f"autocast_dtype({str(device)!r}) on this machine"
+    with real_world(device):
+        got = say.call(call, kata.autocast_dtype, str(device), hint=2)
+        scaler = say.call(call, kata.make_scaler, str(device), got, hint=2)
+    assert got == want, say(call, f"returned {got!r}; expected {want!r}", hint=2)
+    assert scaler.is_enabled() == (want == torch.float16), say(
+        f"make_scaler({str(device)!r}, {got!r})",
+        f"returned a scaler with is_enabled() {scaler.is_enabled()}",
+        hint=2,
+    )
+
+
+@FEW
+@given(problem=problems(), max_norm=st.sampled_from([None, 0.5]))
+def test_amp_step_on_the_device(kata, device, problem, max_norm):
+    dtype = dtype_for(device)
+    scaler = scaler_for(device, dtype, init_scale=2.0**8)
+    step = run_step(kata, problem, device, dtype, hint=2, scaler=scaler, max_norm=max_norm)
+    wrong = [name(d) for d in step.watch.products if d != dtype]
+    assert step.watch.products and not wrong, say(
+        step.call,
+        f"ran the Linear layers with {wrong or 'no'} outputs; expected {name(dtype)}",
+        hint=2,
+    )
+    assert {name(d) for d in step.watch.params_seen} == {"float32"}, say(
+        step.call, "converted the model's parameters; they must stay float32", hint=1
+    )
+    loss = step.loss
+    assert isinstance(loss, torch.Tensor) and loss.device.type == device.type, say(
+        step.call, f"returned {describe(loss)}; expected a float32 tensor on {device}", hint=4
+    )
+    assert loss.dtype == torch.float32 and loss.grad_fn is None, say(
+        step.call, f"returned {describe(loss)}; expected a detached float32 tensor", hint=4
+    )
+    assert not step.read_backs, say(
+        step.call, f"read values back to the host ({', '.join(step.read_backs)})", hint=4
+    )
+    the_steps(step, hint=3)
+    check_cleared(step)
+
+
+@pytest.mark.cuda
+def test_float16_with_a_scaler_trains_on_a_gpu(kata):
+    """No CPU twin: the cpu tier runs float16 on the CPU's kernels, and this checks the GPU's
+    own: float16 tensor-core products, a GradScaler("cuda") whose inf check and unscale are CUDA
+    kernels (`_amp_foreach_non_finite_check_and_unscale_`), and gradients so small that float16
+    flushes them to zero unless the loss is scaled."""
+    device = torch.device("cuda")
+    problem = Problem(4, 2, 8, 3, "SGD", "mse_loss")
+    tiny = 2.0**-28  # below float16's smallest subnormal (2**-24): unscaled, every gradient is 0
+
+    def small_loss(out, y):
+        return mse(out, y) * tiny
+
+    _, norm, _ = twin_grads(problem, device, torch.float32, loss_fn=small_loss)
+    scaler = torch.amp.GradScaler("cuda", init_scale=2.0**24)
+    step = run_step(
+        kata,
+        problem,
+        device,
+        torch.float16,
+        hint=2,
+        scaler=scaler,
+        loss_fn=small_loss,
+        what=", with a loss of about 2**-28",
+    )
+    got = the_steps(step, hint=2)
+    assert all(bool(g.ne(0).any()) for g in got), say(
+        step.call,
+        "stepped on gradients of which some are all zero: float16 flushed them. Scale the loss "
+        "before backward",
+        hint=2,
+    )
+    assert math.isclose(norm_of(got), norm, rel_tol=5e-2), say(
+        step.call,
+        f"stepped on gradients of norm {norm_of(got):.4g}; float32 gives {norm:.4g}",
+        hint=3,
+    )
