@@ -36,6 +36,9 @@ def test_the_index_has_the_errors_learners_meet():
         "CUDA out of memory",
         "Cannot copy out of meta tensor",
         "Cannot access accelerator device when none is available",
+        "None of the inputs have requires_grad=True",
+        "GradScaler is enabled, but CUDA is not available",
+        "Attempting to unscale FP16 gradients",
     ]:
         assert must in phrases, f"dojo/errors.toml has no entry whose phrase holds {must!r}"
 
