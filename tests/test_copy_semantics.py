@@ -10,7 +10,6 @@ GPU and back, and checks that a GPU tensor moved to "cuda" comes back as the sam
 
 from __future__ import annotations
 
-import re
 import warnings
 from dataclasses import dataclass
 from unittest import mock
@@ -27,6 +26,7 @@ from tests.strategies import (
     device_spellings,
     gpu_counts,
     make_tensor,
+    missing_devices,
     shapes,
     tensors,
     views,
@@ -35,6 +35,7 @@ from tests.support import (
     Say,
     describe,
     fake_gpus,
+    names_the_device,
     plain_repr,
     quotes,
     recorded_warnings,
@@ -338,29 +339,6 @@ def test_move_rejects_a_device_it_cannot_parse(kata, s, text):
         f"raised ValueError({message!r}), which does not quote the device {text!r} "
         "(between quote marks, as {device!r} in an f-string does)",
         hint=3,
-    )
-
-
-@st.composite
-def missing_devices(draw, n: int):
-    """A device (a str or a torch.device) that does not exist on a machine with `n` GPUs: a GPU
-    beyond the count, an accelerator this machine has no backend for, or a second CPU."""
-    kind = draw(st.sampled_from(["cuda", "cuda", "mps", "xpu", "cpu", "meta"]))
-    if kind == "cuda":
-        index = draw(st.integers(n, n + 8))
-        text = "cuda" if index == 0 and draw(st.booleans()) else f"cuda:{index}"
-    elif kind in ("cpu", "meta"):
-        text = f"{kind}:{draw(st.integers(1, 8))}"
-    else:
-        text = draw(st.sampled_from([kind, f"{kind}:0", f"{kind}:1"]))
-    return torch.device(text) if draw(st.booleans()) else text
-
-
-def names_the_device(message: str, device: str | torch.device) -> bool:
-    """Does `message` name `device`: its type, and its index if it has one, in any words?"""
-    device = torch.device(device)
-    return device.type in message and (
-        device.index is None or re.search(rf"(?<!\d){device.index}(?!\d)", message) is not None
     )
 
 
