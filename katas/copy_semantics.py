@@ -83,7 +83,7 @@ def from_numpy(a: np.ndarray, *, copy: bool = False) -> torch.Tensor:
     When torch cannot share `a` (negative strides, another byte order, a read-only array),
     `copy=False` raises ValueError suggesting `copy=True`, which still works. An array of a
     dtype torch lacks raises TypeError naming the dtype; anything but a numpy array raises
-    TypeError naming its type. It raises no warning.
+    TypeError naming its type.
     """
     # TODO(copy_semantics): write from_numpy; the docstring above is the contract.
     raise NotImplementedError("copy_semantics: from_numpy")

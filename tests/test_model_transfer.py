@@ -192,8 +192,11 @@ def scramble(model: nn.Module, seed: int) -> nn.Module:
 def test_model_device_names_the_device_of_a_model_on_one_device(kata, arch, on):
     model = arch.make()
     model.to(on)
-    got = kata.model_device(model)
     call = f"model_device({arch} on {on})"
+    what = "buffers" if arch.kind == "buffers only" else "parameters and buffers"
+    got = say.call(
+        call, kata.model_device, model, hint=1, expected=f"{on}, where all its {what} are"
+    )
     assert isinstance(got, torch.device), say(
         call, f"returned {got!r}, a {type(got).__name__}; expected a torch.device", hint=1
     )
@@ -365,11 +368,19 @@ def test_move_model_refuses_a_device_that_does_not_exist(kata, data, arch, n):
 BAD_DEVICES = ["gpu", "GPU", "cuda:x", " cpu", "cpu0", "", "cpu:-1"]
 
 
-@given(arch=archs(), text=st.sampled_from(BAD_DEVICES))
-def test_move_model_rejects_a_device_it_cannot_parse(kata, arch, text):
-    call = f"move_model({arch}, {text!r})"
+@given(arch=archs(), text=st.sampled_from(BAD_DEVICES), function=st.sampled_from(["move", "load"]))
+def test_move_model_and_load_checkpoint_reject_a_device_they_cannot_parse(
+    kata, arch, text, function
+):
+    model = arch.make()
+    if function == "move":
+        call, run = f"move_model({arch}, {text!r})", lambda: kata.move_model(model, text)
+    else:
+        source = io.BytesIO(cuda_tagged_checkpoint(model.state_dict()))
+        call = f"load_checkpoint(<checkpoint>, {arch}, {text!r})"
+        run = lambda: kata.load_checkpoint(source, model, text)  # noqa: E731
     with say.raises(ValueError, call, hint=2) as raised:
-        kata.move_model(arch.make(), text)
+        run()
     assert quotes(str(raised.value), text), say(
         call,
         f"raised ValueError({str(raised.value)!r}), which does not quote the device {text!r} "

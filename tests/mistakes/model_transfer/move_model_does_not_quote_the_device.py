@@ -1,7 +1,7 @@
 """Refuses a device string torch cannot parse, but pastes it into the message without quote
 marks, so an empty string or " cpu" with its stray space cannot be seen in the message.
 
-Caught by: test_move_model_rejects_a_device_it_cannot_parse
+Caught by: test_move_model_and_load_checkpoint_reject_a_device_they_cannot_parse
 """
 
 import reference.model_transfer as _ref
