@@ -53,7 +53,8 @@ def pick_device(
       with `disable_cuda`, no `cuda` device exists.
 
     A request that does not exist raises ValueError naming the request and what exists; a
-    string torch cannot parse raises ValueError quoting it; anything else raises TypeError.
+    string torch cannot parse raises ValueError quoting it; a request of any other type raises
+    TypeError.
     """
     # TODO(device_selection): write pick_device; the docstring above is the contract.
     raise NotImplementedError("device_selection: pick_device")

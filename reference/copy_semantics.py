@@ -84,8 +84,8 @@ def move(x: torch.Tensor, device: str | torch.device) -> torch.Tensor:
     `device` must exist in this process: `cpu` and `meta` with no index or index 0, or an
     accelerator (`cuda`, `mps`, ...) whose backend is available here, with an index below its
     device count. One that does not exist raises ValueError naming it; a string torch cannot
-    parse raises ValueError quoting it; anything but a tensor and a str or `torch.device` raises
-    TypeError.
+    parse raises ValueError quoting it. An `x` that is not a tensor, or a `device` that is
+    neither a str nor a `torch.device`, raises TypeError.
     """
     # BEGIN SOLUTION
     _check_tensor(f"move(x, {device!r})", "x", x)
