@@ -51,6 +51,14 @@ def _resolved(device: torch.device, x_device: torch.device) -> torch.device:
     return device
 
 
+def _listed(kind: str, n: int) -> str:
+    """`n` devices of type `kind`, in words: "no mps device", "2 cuda devices (cuda:0, cuda:1)"."""
+    if n == 0:
+        return f"no {kind} device"
+    names = ", ".join(f"{kind}:{k}" for k in range(n))
+    return f"{n} {kind} device{'s' if n > 1 else ''} ({names})"
+
+
 # END SOLUTION
 
 
@@ -107,8 +115,8 @@ def move(x: torch.Tensor, device: str | torch.device) -> torch.Tensor:
     limit = 1 if target.type in ("cpu", "meta") else _count(target.type)
     if index >= limit:
         raise ValueError(
-            f"move(x, {device!r}): there is no {target.type}:{index} in this process "
-            f"({limit} {target.type} device(s))"
+            f"move(x, {device!r}): there is no {target.type}:{index} in this process, "
+            f"which has {_listed(target.type, limit)}"
         )
     here = _resolved(x.device, x.device)
     there = _resolved(target, x.device)

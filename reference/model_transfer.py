@@ -54,10 +54,18 @@ def _parse_device(device: object, call: str) -> torch.device:
     index, n = target.index or 0, _count(target.type)
     if index >= n:
         raise ValueError(
-            f"{call}: there is no {target.type}:{index} in this process ({n} {target.type} "
-            "device(s)); nothing was moved"
+            f"{call}: there is no {target.type}:{index} in this process, which has "
+            f"{_listed(target.type, n)}; nothing was moved"
         )
     return target
+
+
+def _listed(kind: str, n: int) -> str:
+    """`n` devices of type `kind`, in words: "no mps device", "2 cuda devices (cuda:0, cuda:1)"."""
+    if n == 0:
+        return f"no {kind} device"
+    names = ", ".join(f"{kind}:{k}" for k in range(n))
+    return f"{n} {kind} device{'s' if n > 1 else ''} ({names})"
 
 
 # END SOLUTION
