@@ -4,7 +4,9 @@ Sharing is checked on the memory itself (storage byte ranges, `numpy.shares_memo
 writing to one side and reading the other; "the same object" is checked with `is`. Every call
 to the kata goes through `call`, which turns an exception or a warning into a message.
 
-The cpu tier uses the `meta` device as "another device". The cuda tier moves tensors to the
+The cpu tier uses the `meta` device as "another device", and simulates machines with 0 to 8
+GPUs (tests.support.fake_gpus, never allocating on them) to ask `move` for devices that do not
+exist. The cuda tier moves tensors to the
 GPU and back, and checks that a GPU tensor moved to "cuda" comes back as the same object.
 """
 

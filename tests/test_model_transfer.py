@@ -3,7 +3,9 @@
 The cpu tier uses the `meta` device as a second device (tensors with a shape and no data), so
 moves and mixed-device models can be seen without a GPU, and loads checkpoints tagged `cuda:0`
 (built by tests/data/model_transfer/make_checkpoint.py) on a machine made to look GPU-less.
-The cuda tier moves a model to a real GPU, trains it there and brings it back.
+Machines with 0 to 8 simulated GPUs (tests.support.fake_gpus, never allocated on) are asked
+for devices that do not exist. The cuda tier moves a model to a real GPU, trains it there and
+brings it back.
 """
 
 from __future__ import annotations
