@@ -1,6 +1,9 @@
-"""Device selection: find the GPUs torch can see, pick one, and fall back to the CPU.
+"""Device selection: find the devices this process can use, pick one, and fall back to the CPU.
 
-Device-agnostic code decides on a `torch.device` once, at the start, and passes it around.
+A device name is only a request: `"cuda:3"` is a fine name on a laptop. Device-agnostic code
+asks the machine once, at the start, turns the answer into a `torch.device` and passes it
+around, so that a typo or a missing GPU is a clear error at start-up, not a crash an hour into
+training.
 
 Write each function so that its docstring holds: the docstring is the contract.
 Its page, with the ideas and experiments: python -m katas docs device_selection
@@ -12,13 +15,13 @@ Stuck?     python -m katas hint device_selection   (one rung of the hint ladder 
 
 from __future__ import annotations
 
-import re
-
 import torch
 
 
 def try_gpu(i: int = 0) -> torch.device:
-    """Return `cuda:i` if at least `i + 1` CUDA devices exist, otherwise the CPU.
+    """The GPU `cuda:i` when this process can use it, otherwise the CPU.
+
+    A negative `i` raises ValueError; an `i` that is not an int raises TypeError.
 
     >>> try_gpu(0)   # on a laptop without a GPU
     device(type='cpu')
@@ -28,7 +31,8 @@ def try_gpu(i: int = 0) -> torch.device:
 
 
 def try_all_gpus() -> list[torch.device]:
-    """Return every CUDA device, `[cuda:0, ..., cuda:n-1]`, or `[cpu]` when there is none."""
+    """Every GPU this process can use, in order (`[cuda:0, ..., cuda:n-1]`), or `[cpu]` when
+    there is none, so that the caller always has somewhere to run."""
     # TODO(device_selection): write try_all_gpus; the docstring above is the contract.
     raise NotImplementedError("device_selection: try_all_gpus")
 
@@ -36,25 +40,34 @@ def try_all_gpus() -> list[torch.device]:
 def pick_device(
     requested: str | torch.device | None = None, *, disable_cuda: bool = False
 ) -> torch.device:
-    """Turn a request (say, a `--device` flag) into a checked `torch.device`.
+    """Turn a request (say, a `--device` flag) into a `torch.device` that exists here.
 
-    `None` means "the best there is": `cuda:0` when CUDA is available and not disabled (say, by
-    a `--disable-cuda` flag), else the CPU. An explicit request is parsed and checked against
-    this machine; anything impossible raises ValueError naming what was asked and what exists,
-    and a string torch cannot parse raises ValueError quoting it.
+    `None` asks for the best there is: `cuda:0` when this process can use a GPU and
+    `disable_cuda` (say, a `--disable-cuda` flag) is false, else the CPU.
+
+    A request (a string or a `torch.device`) comes back as that `torch.device` (a bare `cuda`
+    may come back as `cuda:0`) when it exists:
+    - `cpu` and `meta`, with no index or index 0, exist on every machine;
+    - an accelerator (`cuda`, `mps`, `xpu`, ...) exists when its backend is available in this
+      process and the index is below its device count (no index means the current one);
+      with `disable_cuda`, no `cuda` device exists.
+
+    A request that does not exist raises ValueError naming the request and what exists; a
+    string torch cannot parse raises ValueError quoting it; a request of any other type raises
+    TypeError.
     """
     # TODO(device_selection): write pick_device; the docstring above is the contract.
     raise NotImplementedError("device_selection: pick_device")
 
 
 def physical_gpu_id(logical: int, visible: str | None) -> int:
-    """Map the in-process GPU `cuda:logical` to its physical id under `CUDA_VISIBLE_DEVICES`.
+    """The physical id of the in-process GPU `cuda:logical` under `CUDA_VISIBLE_DEVICES`.
 
-    `visible` is the variable's value: `None` when unset (every GPU, in order), `""` for none,
-    or ids such as `"2,0"` (then `cuda:0` is physical GPU 2). Each stripped entry must be digits
-    only (`"+1"` and GPU UUIDs are refused). Unlike CUDA, which reads `1.5` as 1, stops at the
-    first entry without a leading digit and hides every GPU when an id repeats, any malformed
-    value, a duplicate or a negative `logical` raises ValueError.
+    `visible` is the variable's value: `None` when it is unset (every GPU, in order), or
+    comma-separated physical ids such as `"2,0"` (then `cuda:0` is physical GPU 2), where an
+    entry is digits with optional spaces around them. A value that is empty, holds any other
+    entry (`"1.5"`, `"+1"`, a GPU UUID) or lists an id twice, a `logical` beyond the GPUs it
+    makes visible, and a negative `logical` all raise ValueError.
     """
     # TODO(device_selection): write physical_gpu_id; the docstring above is the contract.
     raise NotImplementedError("device_selection: physical_gpu_id")

@@ -1,6 +1,10 @@
 """Model transfer: move a model with all its parameters and buffers, train it on its device, and
 load a checkpoint saved on any device.
 
+A model is more than its weights: buffers (BatchNorm's running statistics, say) travel with it,
+an optimizer holds its Parameter objects, and a checkpoint remembers the device it was saved
+on. Moving, training and loading must keep all of those in step.
+
 Write each function so that its docstring holds: the docstring is the contract.
 Its page, with the ideas and experiments: python -m katas docs model_transfer
 
@@ -22,18 +26,25 @@ from torch import nn
 def model_device(model: nn.Module) -> torch.device:
     """The one device that holds every parameter and buffer of `model`.
 
-    A model spread across devices, or one with no tensors at all, has no such device: both
-    raise ValueError (the first one says which names sit on which device).
+    A model spread across devices raises ValueError saying which tensors (by name) sit on which
+    device; a model without parameters and buffers raises ValueError; anything but an
+    `nn.Module` raises TypeError.
     """
     # TODO(model_transfer): write model_device; the docstring above is the contract.
     raise NotImplementedError("model_transfer: model_device")
 
 
 def move_model(model: nn.Module, device: str | torch.device) -> nn.Module:
-    """Move every parameter and buffer of `model` to `device`, in place; return `model` itself.
+    """Put every parameter and buffer of `model` on `device`, in place; return `model` itself.
 
-    `nn.Module.to` does exactly this, and keeps each Parameter object (it swaps in the moved
-    data), so an optimizer built before the move still updates the model's parameters.
+    Each parameter stays the same `nn.Parameter` object, with its `requires_grad`, so an
+    optimizer built before the move still updates the model.
+
+    `device` must exist in this process: `cpu` and `meta` with no index or index 0, or an
+    accelerator (`cuda`, `mps`, ...) whose backend is available here, with an index below its
+    device count. One that does not exist raises ValueError naming it, before anything moves; a
+    string torch cannot parse raises ValueError quoting it; anything but a str or a
+    `torch.device` raises TypeError, and so does a `model` that is not an `nn.Module`.
     """
     # TODO(model_transfer): write move_model; the docstring above is the contract.
     raise NotImplementedError("model_transfer: move_model")
@@ -46,7 +57,14 @@ def train_step(
     inputs: torch.Tensor,
     targets: torch.Tensor,
 ) -> float:
-    """One optimisation step on one batch, on the model's device; return the loss as a float."""
+    """One optimisation step of `model` on one batch; return the batch's loss (before the step)
+    as a Python float.
+
+    The step runs on the model's device, wherever the batch comes from, and follows this
+    batch's gradients only, whatever the parameters' `.grad` held before. A `loss_fn` that does
+    not return a single number raises ValueError before any parameter changes; `inputs` or
+    `targets` that are not tensors raise TypeError.
+    """
     # TODO(model_transfer): write train_step; the docstring above is the contract.
     raise NotImplementedError("model_transfer: train_step")
 
@@ -54,10 +72,12 @@ def train_step(
 def load_checkpoint(
     source: str | os.PathLike[str] | IO[bytes], model: nn.Module, device: str | torch.device
 ) -> nn.Module:
-    """Load a state_dict saved on any device into `model`, and return `model` on `device`.
+    """Load a state_dict saved on any device (a path, or a binary file) into `model`; return
+    `model` itself, with every parameter and buffer on `device` and the checkpoint's values.
 
-    `map_location` puts every tensor straight onto `device`, wherever it was saved;
-    `weights_only=True` refuses a checkpoint that would run code while it is unpickled.
+    The model keeps its Parameter objects. A checkpoint that would run code while it is read is
+    refused with `pickle.UnpicklingError`, and the model is left as it was. `device` is checked
+    as `move_model` checks it, before the checkpoint is read.
     """
     # TODO(model_transfer): write load_checkpoint; the docstring above is the contract.
     raise NotImplementedError("model_transfer: load_checkpoint")

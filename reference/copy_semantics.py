@@ -1,9 +1,10 @@
 """Copy semantics: know when a tensor is copied, when it is shared, and when you get the very
 same object back.
 
-Three outcomes are possible whenever you "convert" a tensor: the same object (nothing to do),
-a new tensor that shares memory with the old one (a view, `detach()`, `numpy()`), or a new
-tensor with its own memory (a copy). Each function below picks one on purpose.
+Whenever you "convert" a tensor, one of three things happens: you get the same object back
+(nothing to do), a new tensor that shares memory with the old one (change one, and the other
+changes too), or a new tensor with memory of its own (a copy). Each function below promises
+one of them on purpose; getting the wrong one is a silent bug, or a slow one.
 """
 
 from __future__ import annotations
@@ -21,23 +22,52 @@ _WIDER.update(
         if hasattr(torch, name)
     }
 )
-# END SOLUTION
 
 
-# BEGIN SOLUTION
 def _check_tensor(function: str, name: str, value: object) -> None:
     if not isinstance(value, torch.Tensor):
         raise TypeError(f"{function}: {name} must be a torch.Tensor, not {type(value).__name__}")
+
+
+def _count(kind: str) -> int:
+    """How many devices of the accelerator type `kind` this process can use (0: none)."""
+    if kind == "cuda":
+        return torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if torch.accelerator.is_available():
+        accelerator = torch.accelerator.current_accelerator()
+        if accelerator is not None and accelerator.type == kind:
+            return torch.accelerator.device_count()
+    return 0
+
+
+def _resolved(device: torch.device, x_device: torch.device) -> torch.device:
+    """`device` with its index filled in, asking CUDA only when `x` is on CUDA already."""
+    if device.index is not None:
+        return device
+    if device.type == "cuda" and x_device.type == "cuda":
+        return torch.device("cuda", torch.cuda.current_device())
+    if device.type in ("cpu", "meta"):
+        return torch.device(device.type, 0)
+    return device
+
+
+def _listed(kind: str, n: int) -> str:
+    """`n` devices of type `kind`, in words: "no mps device", "2 cuda devices (cuda:0, cuda:1)"."""
+    if n == 0:
+        return f"no {kind} device"
+    names = ", ".join(f"{kind}:{k}" for k in range(n))
+    return f"{n} {kind} device{'s' if n > 1 else ''} ({names})"
 
 
 # END SOLUTION
 
 
 def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
-    """True when `a` and `b` use the same memory: the same storage, on the same device.
+    """True when `a` and `b` use the same memory: their storages overlap, on the same device,
+    whichever part of it each one views.
 
-    Compare storages, not `data_ptr()`: a slice starts elsewhere in the same storage. An empty
-    storage holds no memory, so it shares nothing.
+    A tensor whose storage is empty holds no memory, so it shares with nothing. Anything but
+    two tensors raises TypeError.
     """
     # BEGIN SOLUTION
     _check_tensor("shares_memory(a, b)", "a", a)
@@ -51,26 +81,19 @@ def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
     # END SOLUTION
 
 
-# BEGIN SOLUTION
-def _resolved(device: torch.device, x_device: torch.device) -> torch.device:
-    """`device` with its index filled in, asking CUDA only when `x` is on CUDA already."""
-    if device.index is not None:
-        return device
-    if device.type == "cuda" and x_device.type == "cuda":
-        return torch.device("cuda", torch.cuda.current_device())
-    if device.type in ("cpu", "meta"):
-        return torch.device(device.type, 0)
-    return device
-
-
-# END SOLUTION
-
-
 def move(x: torch.Tensor, device: str | torch.device) -> torch.Tensor:
-    """Put `x` on `device`: `x` itself when it is already there, else a copy there.
+    """`x` on `device`: `x` itself when it is already there, else a copy there with the same
+    values and dtype. `x` is never changed.
 
-    "cpu", "cpu:0" and torch.device("cpu") all name the one CPU, and "cuda" names the current
-    GPU, so compare type and index after filling in the missing index.
+    Every name of a device counts as that device: `"cpu"`, `"cpu:0"` and `torch.device("cpu")`
+    all name the one CPU, and a bare `"cuda"` names the current GPU. Moving a CPU tensor between
+    names of the CPU never starts CUDA.
+
+    `device` must exist in this process: `cpu` and `meta` with no index or index 0, or an
+    accelerator (`cuda`, `mps`, ...) whose backend is available here, with an index below its
+    device count. One that does not exist raises ValueError naming it; a string torch cannot
+    parse raises ValueError quoting it. An `x` that is not a tensor, or a `device` that is
+    neither a str nor a `torch.device`, raises TypeError.
     """
     # BEGIN SOLUTION
     _check_tensor(f"move(x, {device!r})", "x", x)
@@ -88,6 +111,13 @@ def move(x: torch.Tensor, device: str | torch.device) -> torch.Tensor:
             f"move(x, {device!r}): device must be a str or a torch.device, "
             f"not {type(device).__name__}"
         )
+    index = target.index or 0
+    limit = 1 if target.type in ("cpu", "meta") else _count(target.type)
+    if index >= limit:
+        raise ValueError(
+            f"move(x, {device!r}): there is no {target.type}:{index} in this process, "
+            f"which has {_listed(target.type, limit)}"
+        )
     here = _resolved(x.device, x.device)
     there = _resolved(target, x.device)
     if (here.type, here.index) == (there.type, there.index):
@@ -97,10 +127,11 @@ def move(x: torch.Tensor, device: str | torch.device) -> torch.Tensor:
 
 
 def snapshot(x: torch.Tensor) -> torch.Tensor:
-    """An independent copy of `x`: equal values, same dtype and device, out of the graph.
+    """An independent copy of `x`: equal values, the same dtype, shape and device, memory of
+    its own, and no part of the autograd graph (it does not require grad).
 
-    `detach()` cuts the graph but shares memory and the version counter; `clone()` owns its
-    memory but stays in the graph. Together they give a snapshot.
+    Changing `x` in place later never shows in the snapshot, not even in its version counter
+    (`_version`). It raises no warning; anything but a tensor raises TypeError.
     """
     # BEGIN SOLUTION
     _check_tensor("snapshot(x)", "x", x)
@@ -109,12 +140,16 @@ def snapshot(x: torch.Tensor) -> torch.Tensor:
 
 
 def to_numpy(x: torch.Tensor, *, copy: bool = False) -> np.ndarray:
-    """`x` as a numpy array, for any tensor.
+    """`x`'s values as a numpy array, for a tensor on any device, of any dtype, that may
+    require grad.
 
-    A strided CPU tensor whose dtype numpy has, without a conjugate or negative bit, needs no
-    conversion: with `copy=False` the array shares its memory. Otherwise each step that is
-    needed (detach, to the CPU, to a wider dtype, resolve the bits) runs, and copies at most
-    once. `copy=True` always gives an array that owns its memory.
+    A dtype numpy lacks (bfloat16, ...) comes back exactly, in a wider dtype (float32 for
+    bfloat16); a lazy conjugate or negation is applied. With `copy=False`, when `x` needs no
+    conversion (a strided CPU tensor of a dtype numpy has, with no lazy conjugate or
+    negation), the array shares `x`'s memory. With `copy=True`, the array owns its memory.
+
+    It raises no warning. A meta tensor (no values) raises ValueError; anything but a tensor
+    raises TypeError naming its type.
     """
     # BEGIN SOLUTION
     _check_tensor("to_numpy(x)", "x", x)
@@ -142,11 +177,13 @@ def to_numpy(x: torch.Tensor, *, copy: bool = False) -> np.ndarray:
 
 
 def from_numpy(a: np.ndarray, *, copy: bool = False) -> torch.Tensor:
-    """`a` as a CPU tensor: sharing its memory (`copy=False`) or owning a copy (`copy=True`).
+    """`a` as a CPU tensor with its values, shape and dtype (in this machine's byte order):
+    sharing `a`'s memory with `copy=False`, owning a copy with `copy=True`.
 
-    Sharing needs what torch supports: non-negative strides, the machine's byte order and a
-    writable array. When one is missing, `copy=False` raises ValueError (as numpy 2 does for
-    `np.asarray(a, copy=False)`), and `copy=True` still works.
+    When torch cannot share `a` (negative strides, another byte order, a read-only array),
+    `copy=False` raises ValueError suggesting `copy=True`, which still works. An array of a
+    dtype torch lacks raises TypeError naming the dtype; anything but a numpy array raises
+    TypeError naming its type.
     """
     # BEGIN SOLUTION
     if not isinstance(a, np.ndarray):

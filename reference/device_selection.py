@@ -1,39 +1,60 @@
-"""Device selection: find the GPUs torch can see, pick one, and fall back to the CPU.
+"""Device selection: find the devices this process can use, pick one, and fall back to the CPU.
 
-Device-agnostic code decides on a `torch.device` once, at the start, and passes it around.
+A device name is only a request: `"cuda:3"` is a fine name on a laptop. Device-agnostic code
+asks the machine once, at the start, turns the answer into a `torch.device` and passes it
+around, so that a typo or a missing GPU is a clear error at start-up, not a crash an hour into
+training.
 """
 
 from __future__ import annotations
 
-import re
-
 import torch
 
 # BEGIN SOLUTION
-_ID = re.compile(r"[0-9]+")
-# END SOLUTION
+_EVERYWHERE = ("cpu", "meta")  # devices every machine has, as index 0 (or no index)
 
 
-# BEGIN SOLUTION
 def _gpu_count() -> int:
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
-# END SOLUTION
+def _count(kind: str, disable_cuda: bool) -> int:
+    """How many devices of the accelerator type `kind` this process can use (0: none)."""
+    if kind == "cuda":
+        return 0 if disable_cuda else _gpu_count()
+    if torch.accelerator.is_available():
+        accelerator = torch.accelerator.current_accelerator()
+        if accelerator is not None and accelerator.type == kind:
+            return torch.accelerator.device_count()
+    return 0
 
 
-# BEGIN SOLUTION
-def _existing(n: int) -> str:
-    if n == 0:
-        return "no CUDA device (only cpu)"
-    return f"{n} CUDA device(s): " + ", ".join(f"cuda:{k}" for k in range(n))
+def _existing(disable_cuda: bool) -> str:
+    """What exists here, in words: "cpu, meta and 2 cuda device(s) (cuda:0, cuda:1)"."""
+    kinds = ["cuda"]
+    if torch.accelerator.is_available():
+        accelerator = torch.accelerator.current_accelerator()
+        if accelerator is not None and accelerator.type not in kinds:
+            kinds.append(accelerator.type)
+    found = []
+    for kind in kinds:
+        n = _count(kind, disable_cuda)
+        if n:
+            found.append(
+                f"{n} {kind} device(s) (" + ", ".join(f"{kind}:{k}" for k in range(n)) + ")"
+            )
+    gpus = " and " + " and ".join(found) if found else ", and no accelerator"
+    disabled = " (CUDA is disabled)" if disable_cuda else ""
+    return f"this process has cpu, meta{gpus}{disabled}"
 
 
 # END SOLUTION
 
 
 def try_gpu(i: int = 0) -> torch.device:
-    """Return `cuda:i` if at least `i + 1` CUDA devices exist, otherwise the CPU.
+    """The GPU `cuda:i` when this process can use it, otherwise the CPU.
+
+    A negative `i` raises ValueError; an `i` that is not an int raises TypeError.
 
     >>> try_gpu(0)   # on a laptop without a GPU
     device(type='cpu')
@@ -50,7 +71,8 @@ def try_gpu(i: int = 0) -> torch.device:
 
 
 def try_all_gpus() -> list[torch.device]:
-    """Return every CUDA device, `[cuda:0, ..., cuda:n-1]`, or `[cpu]` when there is none."""
+    """Every GPU this process can use, in order (`[cuda:0, ..., cuda:n-1]`), or `[cpu]` when
+    there is none, so that the caller always has somewhere to run."""
     # BEGIN SOLUTION
     return [torch.device("cuda", k) for k in range(_gpu_count())] or [torch.device("cpu")]
     # END SOLUTION
@@ -59,17 +81,25 @@ def try_all_gpus() -> list[torch.device]:
 def pick_device(
     requested: str | torch.device | None = None, *, disable_cuda: bool = False
 ) -> torch.device:
-    """Turn a request (say, a `--device` flag) into a checked `torch.device`.
+    """Turn a request (say, a `--device` flag) into a `torch.device` that exists here.
 
-    `None` means "the best there is": `cuda:0` when CUDA is available and not disabled (say, by
-    a `--disable-cuda` flag), else the CPU. An explicit request is parsed and checked against
-    this machine; anything impossible raises ValueError naming what was asked and what exists,
-    and a string torch cannot parse raises ValueError quoting it.
+    `None` asks for the best there is: `cuda:0` when this process can use a GPU and
+    `disable_cuda` (say, a `--disable-cuda` flag) is false, else the CPU.
+
+    A request (a string or a `torch.device`) comes back as that `torch.device` (a bare `cuda`
+    may come back as `cuda:0`) when it exists:
+    - `cpu` and `meta`, with no index or index 0, exist on every machine;
+    - an accelerator (`cuda`, `mps`, `xpu`, ...) exists when its backend is available in this
+      process and the index is below its device count (no index means the current one);
+      with `disable_cuda`, no `cuda` device exists.
+
+    A request that does not exist raises ValueError naming the request and what exists; a
+    string torch cannot parse raises ValueError quoting it; a request of any other type raises
+    TypeError.
     """
     # BEGIN SOLUTION
-    n = 0 if disable_cuda else _gpu_count()
     if requested is None:
-        return torch.device("cuda", 0) if n else torch.device("cpu")
+        return torch.device("cuda", 0) if _count("cuda", disable_cuda) else torch.device("cpu")
 
     if isinstance(requested, torch.device):
         device = requested
@@ -87,27 +117,25 @@ def pick_device(
             f"not {type(requested).__name__}"
         )
 
-    if device.type == "cuda":
-        if disable_cuda:
-            raise ValueError(f"pick_device({requested!r}): CUDA is disabled; use 'cpu'")
-        index = device.index or 0
-        if index >= n:
-            raise ValueError(
-                f"pick_device({requested!r}): asked for cuda:{index}, "
-                f"but this machine has {_existing(n)}"
-            )
+    index = device.index or 0
+    limit = 1 if device.type in _EVERYWHERE else _count(device.type, disable_cuda)
+    if index >= limit:
+        raise ValueError(
+            f"pick_device({requested!r}): asked for {device.type}:{index}, "
+            f"but {_existing(disable_cuda)}"
+        )
     return device
     # END SOLUTION
 
 
 def physical_gpu_id(logical: int, visible: str | None) -> int:
-    """Map the in-process GPU `cuda:logical` to its physical id under `CUDA_VISIBLE_DEVICES`.
+    """The physical id of the in-process GPU `cuda:logical` under `CUDA_VISIBLE_DEVICES`.
 
-    `visible` is the variable's value: `None` when unset (every GPU, in order), `""` for none,
-    or ids such as `"2,0"` (then `cuda:0` is physical GPU 2). Each stripped entry must be digits
-    only (`"+1"` and GPU UUIDs are refused). Unlike CUDA, which reads `1.5` as 1, stops at the
-    first entry without a leading digit and hides every GPU when an id repeats, any malformed
-    value, a duplicate or a negative `logical` raises ValueError.
+    `visible` is the variable's value: `None` when it is unset (every GPU, in order), or
+    comma-separated physical ids such as `"2,0"` (then `cuda:0` is physical GPU 2), where an
+    entry is digits with optional spaces around them. A value that is empty, holds any other
+    entry (`"1.5"`, `"+1"`, a GPU UUID) or lists an id twice, a `logical` beyond the GPUs it
+    makes visible, and a negative `logical` all raise ValueError.
     """
     # BEGIN SOLUTION
     if isinstance(logical, bool) or not isinstance(logical, int) or logical < 0:
@@ -121,7 +149,7 @@ def physical_gpu_id(logical: int, visible: str | None) -> int:
     ids: list[int] = []
     for entry in visible.split(","):
         entry = entry.strip()
-        if not _ID.fullmatch(entry):
+        if not (entry.isascii() and entry.isdigit()):  # 0-9 only: not "+1" or "1.5"
             raise ValueError(
                 f"CUDA_VISIBLE_DEVICES={visible!r}: entry {entry!r} is not a non-negative GPU id"
             )

@@ -1,5 +1,9 @@
 """Model transfer: move a model with all its parameters and buffers, train it on its device, and
 load a checkpoint saved on any device.
+
+A model is more than its weights: buffers (BatchNorm's running statistics, say) travel with it,
+an optimizer holds its Parameter objects, and a checkpoint remembers the device it was saved
+on. Moving, training and loading must keep all of those in step.
 """
 
 from __future__ import annotations
@@ -11,28 +15,57 @@ from typing import IO
 import torch
 from torch import nn
 
-
 # BEGIN SOLUTION
+
+
 def _check_model(model: object, call: str) -> None:
     if not isinstance(model, nn.Module):
         raise TypeError(f"{call}: model must be an nn.Module, not {type(model).__name__}")
 
 
-# END SOLUTION
+def _count(kind: str) -> int:
+    """How many devices of the accelerator type `kind` this process can use (0: none)."""
+    if kind in ("cpu", "meta"):
+        return 1
+    if kind == "cuda":
+        return torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if torch.accelerator.is_available():
+        accelerator = torch.accelerator.current_accelerator()
+        if accelerator is not None and accelerator.type == kind:
+            return torch.accelerator.device_count()
+    return 0
 
 
-# BEGIN SOLUTION
 def _parse_device(device: object, call: str) -> torch.device:
+    """`device` as a `torch.device` that exists in this process, or a clear error."""
     if isinstance(device, torch.device):
-        return device
-    if isinstance(device, str):
+        target = device
+    elif isinstance(device, str):
         try:
-            return torch.device(device)
+            target = torch.device(device)
         except RuntimeError:
             raise ValueError(
                 f"{call}: {device!r} is not a device torch understands; try 'cpu' or 'cuda:0'"
             ) from None
-    raise TypeError(f"{call}: device must be a str or a torch.device, not {type(device).__name__}")
+    else:
+        raise TypeError(
+            f"{call}: device must be a str or a torch.device, not {type(device).__name__}"
+        )
+    index, n = target.index or 0, _count(target.type)
+    if index >= n:
+        raise ValueError(
+            f"{call}: there is no {target.type}:{index} in this process, which has "
+            f"{_listed(target.type, n)}; nothing was moved"
+        )
+    return target
+
+
+def _listed(kind: str, n: int) -> str:
+    """`n` devices of type `kind`, in words: "no mps device", "2 cuda devices (cuda:0, cuda:1)"."""
+    if n == 0:
+        return f"no {kind} device"
+    names = ", ".join(f"{kind}:{k}" for k in range(n))
+    return f"{n} {kind} device{'s' if n > 1 else ''} ({names})"
 
 
 # END SOLUTION
@@ -41,8 +74,9 @@ def _parse_device(device: object, call: str) -> torch.device:
 def model_device(model: nn.Module) -> torch.device:
     """The one device that holds every parameter and buffer of `model`.
 
-    A model spread across devices, or one with no tensors at all, has no such device: both
-    raise ValueError (the first one says which names sit on which device).
+    A model spread across devices raises ValueError saying which tensors (by name) sit on which
+    device; a model without parameters and buffers raises ValueError; anything but an
+    `nn.Module` raises TypeError.
     """
     # BEGIN SOLUTION
     _check_model(model, "model_device(model)")
@@ -65,10 +99,16 @@ def model_device(model: nn.Module) -> torch.device:
 
 
 def move_model(model: nn.Module, device: str | torch.device) -> nn.Module:
-    """Move every parameter and buffer of `model` to `device`, in place; return `model` itself.
+    """Put every parameter and buffer of `model` on `device`, in place; return `model` itself.
 
-    `nn.Module.to` does exactly this, and keeps each Parameter object (it swaps in the moved
-    data), so an optimizer built before the move still updates the model's parameters.
+    Each parameter stays the same `nn.Parameter` object, with its `requires_grad`, so an
+    optimizer built before the move still updates the model.
+
+    `device` must exist in this process: `cpu` and `meta` with no index or index 0, or an
+    accelerator (`cuda`, `mps`, ...) whose backend is available here, with an index below its
+    device count. One that does not exist raises ValueError naming it, before anything moves; a
+    string torch cannot parse raises ValueError quoting it; anything but a str or a
+    `torch.device` raises TypeError, and so does a `model` that is not an `nn.Module`.
     """
     # BEGIN SOLUTION
     call = f"move_model(model, {device!r})"
@@ -85,7 +125,14 @@ def train_step(
     inputs: torch.Tensor,
     targets: torch.Tensor,
 ) -> float:
-    """One optimisation step on one batch, on the model's device; return the loss as a float."""
+    """One optimisation step of `model` on one batch; return the batch's loss (before the step)
+    as a Python float.
+
+    The step runs on the model's device, wherever the batch comes from, and follows this
+    batch's gradients only, whatever the parameters' `.grad` held before. A `loss_fn` that does
+    not return a single number raises ValueError before any parameter changes; `inputs` or
+    `targets` that are not tensors raise TypeError.
+    """
     # BEGIN SOLUTION
     for name, value in (("inputs", inputs), ("targets", targets)):
         if not isinstance(value, torch.Tensor):
@@ -109,10 +156,12 @@ def train_step(
 def load_checkpoint(
     source: str | os.PathLike[str] | IO[bytes], model: nn.Module, device: str | torch.device
 ) -> nn.Module:
-    """Load a state_dict saved on any device into `model`, and return `model` on `device`.
+    """Load a state_dict saved on any device (a path, or a binary file) into `model`; return
+    `model` itself, with every parameter and buffer on `device` and the checkpoint's values.
 
-    `map_location` puts every tensor straight onto `device`, wherever it was saved;
-    `weights_only=True` refuses a checkpoint that would run code while it is unpickled.
+    The model keeps its Parameter objects. A checkpoint that would run code while it is read is
+    refused with `pickle.UnpicklingError`, and the model is left as it was. `device` is checked
+    as `move_model` checks it, before the checkpoint is read.
     """
     # BEGIN SOLUTION
     call = f"load_checkpoint({source!r}, model, {device!r})"

@@ -96,3 +96,18 @@ def views(draw, *, kinds=VIEW_KINDS, dtype=None, device="cpu", floating_only=Fal
     else:  # expanded: a size-1 dim broadcast without copying (stride 0)
         view = base[:, :1].expand(-1, draw(st.integers(2, 4)), *base.shape[2:])
     return kind, view
+
+
+@st.composite
+def missing_devices(draw, n: int):
+    """A device (a str or a torch.device) that does not exist on a machine with `n` GPUs: a GPU
+    beyond the count, an accelerator this machine has no backend for, or a second CPU."""
+    kind = draw(st.sampled_from(["cuda", "cuda", "mps", "xpu", "cpu", "meta"]))
+    if kind == "cuda":
+        index = draw(st.integers(n, n + 8))
+        text = "cuda" if index == 0 and draw(st.booleans()) else f"cuda:{index}"
+    elif kind in ("cpu", "meta"):
+        text = f"{kind}:{draw(st.integers(1, 8))}"
+    else:
+        text = draw(st.sampled_from([kind, f"{kind}:0", f"{kind}:1"]))
+    return torch.device(text) if draw(st.booleans()) else text

@@ -157,6 +157,15 @@ def same_device(a: torch.device, b: torch.device) -> bool:
     return a.type == b.type and (a.index or 0) == (b.index or 0)
 
 
+def names_the_device(message: str, device: str | torch.device) -> bool:
+    """Does `message` name `device`: its type, and its index if it has one, in any words
+    ("cuda:3", "cuda device 3", "index=3")?"""
+    device = torch.device(device)
+    return device.type in message and (
+        device.index is None or re.search(rf"(?<!\d){device.index}(?!\d)", message) is not None
+    )
+
+
 @contextlib.contextmanager
 def fake_gpus(n: int) -> Iterator[None]:
     """Make torch believe there are `n` CUDA GPUs (0 to 8). Never allocate on them.

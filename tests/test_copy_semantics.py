@@ -4,7 +4,9 @@ Sharing is checked on the memory itself (storage byte ranges, `numpy.shares_memo
 writing to one side and reading the other; "the same object" is checked with `is`. Every call
 to the kata goes through `call`, which turns an exception or a warning into a message.
 
-The cpu tier uses the `meta` device as "another device". The cuda tier moves tensors to the
+The cpu tier uses the `meta` device as "another device", and simulates machines with 0 to 8
+GPUs (tests.support.fake_gpus, never allocating on them) to ask `move` for devices that do not
+exist. The cuda tier moves tensors to the
 GPU and back, and checks that a GPU tensor moved to "cuda" comes back as the same object.
 """
 
@@ -24,12 +26,23 @@ from tests.strategies import (
     DTYPES,
     cpu_spellings,
     device_spellings,
+    gpu_counts,
     make_tensor,
+    missing_devices,
     shapes,
     tensors,
     views,
 )
-from tests.support import Say, describe, plain_repr, quotes, recorded_warnings, same_device
+from tests.support import (
+    Say,
+    describe,
+    fake_gpus,
+    names_the_device,
+    plain_repr,
+    quotes,
+    recorded_warnings,
+    same_device,
+)
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -232,17 +245,17 @@ def test_move_returns_x_itself_when_already_there(kata, device, data):
 @given(s=subjects(), spelling=st.sampled_from(["meta", torch.device("meta"), "meta:0"]))
 def test_move_to_another_device_makes_a_tensor_there(kata, s, spelling):
     text = f"move(x, {spelling!r})"
-    got = say.call(text, kata.move, s.x, spelling, hint=2)
+    got = say.call(text, kata.move, s.x, spelling, hint=3)
     assert isinstance(got, torch.Tensor) and got.device.type == "meta", say(
-        text, f"returned {describe(got)}; expected a tensor on the meta device ({s})", hint=2
+        text, f"returned {describe(got)}; expected a tensor on the meta device ({s})", hint=3
     )
     assert got.shape == s.x.shape and got.dtype == s.x.dtype, say(
         text,
         f"returned shape {tuple(got.shape)}, {got.dtype}; expected {tuple(s.x.shape)}, "
         f"{s.x.dtype}: a move changes the device only",
-        hint=2,
+        hint=3,
     )
-    assert s.x.device.type == "cpu", say(text, "moved x itself; x must stay on the CPU", hint=2)
+    assert s.x.device.type == "cpu", say(text, "moved x itself; x must stay on the CPU", hint=3)
 
 
 @SOME
@@ -255,33 +268,33 @@ def test_move_there_and_back(kata, device, data):
         label="x",
     )
     text = f"move(x, {str(device)!r})"
-    there = say.call(text, kata.move, x, device, hint=2)
+    there = say.call(text, kata.move, x, device, hint=3)
     assert isinstance(there, torch.Tensor) and same_device(there.device, device), say(
-        text, f"returned {describe(there)}; expected a tensor on {device}", hint=2
+        text, f"returned {describe(there)}; expected a tensor on {device}", hint=3
     )
     assert there.dtype == x.dtype and torch.equal(there.cpu(), x), say(
-        text, "returned a tensor with other values or dtype than x", hint=2
+        text, "returned a tensor with other values or dtype than x", hint=3
     )
-    again = say.call(f"move(y, {str(device)!r})", kata.move, there, device, hint=2)
+    again = say.call(f"move(y, {str(device)!r})", kata.move, there, device, hint=3)
     assert again is there, say(
         f"move(y, {str(device)!r})",
         f"returned a new tensor; y = move(x, {str(device)!r}) is already there",
-        hint=2,
+        hint=3,
     )
-    back = say.call("move(y, 'cpu')", kata.move, there, "cpu", hint=2)
+    back = say.call("move(y, 'cpu')", kata.move, there, "cpu", hint=3)
     assert isinstance(back, torch.Tensor) and back.device.type == "cpu", say(
-        "move(y, 'cpu')", f"returned {describe(back)}; expected a CPU tensor", hint=2
+        "move(y, 'cpu')", f"returned {describe(back)}; expected a CPU tensor", hint=3
     )
     assert back.dtype == x.dtype and torch.equal(back, x), say(
-        "move(y, 'cpu')", "came back with other values or dtype than x", hint=2
+        "move(y, 'cpu')", "came back with other values or dtype than x", hint=3
     )
     if device.type == "cpu":  # x never left: both moves must hand back x itself
         assert there is x and back is x, say(
-            "move(x, 'cpu')", "returned a new tensor; x is on the CPU already", hint=2
+            "move(x, 'cpu')", "returned a new tensor; x is on the CPU already", hint=3
         )
     else:  # a real trip: new tensors, and the one back is a copy of x, not x
         assert there is not x and back is not x and not storages_overlap(back, x), say(
-            "move(move(x, 'cuda'), 'cpu')", "gave back x's own memory; expected a copy", hint=2
+            "move(move(x, 'cuda'), 'cpu')", "gave back x's own memory; expected a copy", hint=3
         )
 
 
@@ -305,12 +318,12 @@ def test_move_between_cpu_spellings_never_asks_cuda(kata, s, spelling):
         mock.patch.multiple(torch.cuda, **cuda),
         mock.patch.object(torch.accelerator, "current_device_index", index),
     ):
-        say.call(f"move(x, {spelling!r})", kata.move, s.x, spelling, hint=2)
+        say.call(f"move(x, {spelling!r})", kata.move, s.x, spelling, hint=3)
     assert not asked, say(
         f"move(x, {spelling!r})",
         f"called {asked[0]}() with x on the CPU; that starts CUDA. Only a CUDA tensor moved to "
         "an index-less 'cuda' needs the current GPU",
-        hint=2,
+        hint=3,
     )
 
 
@@ -320,15 +333,73 @@ BAD_DEVICES = ["gpu", "GPU", "cuda:x", " cpu", "cpu0", "", "cpu:-1"]
 @FEW
 @given(s=subjects(), text=st.sampled_from(BAD_DEVICES))
 def test_move_rejects_a_device_it_cannot_parse(kata, s, text):
-    with say.raises(ValueError, f"move(x, {text!r})", hint=2) as raised:
+    with say.raises(ValueError, f"move(x, {text!r})", hint=3) as raised:
         kata.move(s.x, text)
     message = str(raised.value)
     assert quotes(message, text), say(
         f"move(x, {text!r})",
         f"raised ValueError({message!r}), which does not quote the device {text!r} "
         "(between quote marks, as {device!r} in an f-string does)",
-        hint=2,
+        hint=3,
     )
+
+
+@FEW
+@given(data=st.data(), s=subjects(), n=gpu_counts)
+def test_move_refuses_a_device_that_does_not_exist(kata, data, s, n):
+    missing = data.draw(missing_devices(n), label="device")
+    text = f"move(x, {missing!r}) with {n} GPU(s)"
+    before = s.x.detach().clone()
+    with fake_gpus(n):
+        try:
+            got = kata.move(s.x, missing)
+        except ValueError as err:
+            message = str(err)
+        except Exception as err:
+            if say.unwritten(err):
+                raise
+            pytest.fail(
+                say(
+                    text,
+                    f"raised {type(err).__name__}: {err}; expected a ValueError that names "
+                    f"{missing}, which does not exist in this process",
+                    hint=2,
+                ),
+                pytrace=False,
+            )
+        else:
+            pytest.fail(
+                say(
+                    text,
+                    f"returned {describe(got)}; {missing} does not exist in this process, so "
+                    "expected a ValueError that names it",
+                    hint=2,
+                ),
+                pytrace=False,
+            )
+    assert names_the_device(message, missing), say(
+        text, f"raised ValueError({message!r}), which does not name {missing}", hint=2
+    )
+    assert s.x.device.type == "cpu" and torch.equal(s.x.detach(), before), say(
+        text, "changed x; x must stay as it was", hint=2
+    )
+
+
+NOT_TENSOR_CALLS = {
+    "shares_memory([1.0], x)": lambda kata, x: kata.shares_memory([1.0], x),
+    "shares_memory(x, numpy array)": lambda kata, x: kata.shares_memory(x, np.arange(3.0)),
+    "move([1.0, 2.0], 'cpu')": lambda kata, x: kata.move([1.0, 2.0], "cpu"),
+    "move(x, None)": lambda kata, x: kata.move(x, None),
+    "move(x, 1.5)": lambda kata, x: kata.move(x, 1.5),
+    "snapshot(numpy array)": lambda kata, x: kata.snapshot(np.arange(3.0)),
+    "snapshot(None)": lambda kata, x: kata.snapshot(None),
+}
+
+
+@pytest.mark.parametrize("call", NOT_TENSOR_CALLS)
+def test_refuses_arguments_of_the_wrong_type(kata, call):
+    with say.raises(TypeError, call, hint=3):
+        NOT_TENSOR_CALLS[call](kata, torch.arange(3.0))
 
 
 @pytest.mark.cuda
@@ -341,17 +412,17 @@ def test_move_reads_bare_cuda_as_the_current_gpu(kata):
     x0 = torch.arange(4.0, device="cuda:0")
     with torch.cuda.device(1):
         text = "move(x, 'cuda') with x on cuda:0 while cuda:1 is current"
-        got = say.call(text, kata.move, x0, "cuda", hint=2)
+        got = say.call(text, kata.move, x0, "cuda", hint=3)
         assert got.device == torch.device("cuda", 1) and torch.equal(got.cpu(), x0.cpu()), say(
-            text, f"returned a tensor on {got.device}; 'cuda' means the current GPU, cuda:1", hint=2
+            text, f"returned a tensor on {got.device}; 'cuda' means the current GPU, cuda:1", hint=3
         )
         text = "move(y, 'cuda') with y on cuda:1, the current GPU"
-        assert say.call(text, kata.move, got, "cuda", hint=2) is got, say(
-            text, "returned a new tensor; y is on the current GPU already", hint=2
+        assert say.call(text, kata.move, got, "cuda", hint=3) is got, say(
+            text, "returned a new tensor; y is on the current GPU already", hint=3
         )
         text = "move(x, 'cuda:0') with x on cuda:0 while cuda:1 is current"
-        assert say.call(text, kata.move, x0, "cuda:0", hint=2) is x0, say(
-            text, "returned a new tensor; x is on cuda:0 already", hint=2
+        assert say.call(text, kata.move, x0, "cuda:0", hint=3) is x0, say(
+            text, "returned a new tensor; x is on cuda:0 already", hint=3
         )
 
 
@@ -362,23 +433,23 @@ def test_move_reads_bare_cuda_as_the_current_gpu(kata):
 @given(data=st.data())
 def test_snapshot_is_an_equal_copy_with_its_own_memory(kata, device, data):
     s = data.draw(subjects(device=device), label="x")
-    snap = say.call("snapshot(x)", kata.snapshot, s.x, hint=3)
+    snap = say.call("snapshot(x)", kata.snapshot, s.x, hint=1)
     assert isinstance(snap, torch.Tensor) and snap is not s.x, say(
         "snapshot(x)",
         f"returned {'x itself' if snap is s.x else describe(snap)}; expected a new tensor",
-        hint=3,
+        hint=1,
     )
     assert snap.dtype == s.x.dtype and snap.shape == s.x.shape and snap.device == s.x.device, say(
         "snapshot(x)",
         f"returned {snap.dtype}, shape {tuple(snap.shape)} on {snap.device}; expected the same as "
         f"x: {s.x.dtype}, shape {tuple(s.x.shape)} on {s.x.device}",
-        hint=3,
+        hint=1,
     )
     assert torch.equal(snap, s.x.detach()), say(
-        "snapshot(x)", f"has other values than x ({s})", hint=3
+        "snapshot(x)", f"has other values than x ({s})", hint=1
     )
     assert not storages_overlap(snap, s.base), say(
-        "snapshot(x)", f"shares memory with x ({s}); a snapshot must own its memory", hint=3
+        "snapshot(x)", f"shares memory with x ({s}); a snapshot must own its memory", hint=1
     )
 
 
@@ -388,12 +459,12 @@ def test_snapshot_is_cut_from_the_graph(kata, s, through):
     leaf = s.x.detach().requires_grad_()
     y = {"leaf": lambda: leaf, "x * 2": lambda: leaf * 2, "x.sum()": lambda: leaf.sum()}[through]()
     text = f"snapshot(y) with y = {through} and x requiring grad"
-    snap = say.call(text, kata.snapshot, y, hint=3)
+    snap = say.call(text, kata.snapshot, y, hint=1)
     assert isinstance(snap, torch.Tensor) and not snap.requires_grad and snap.grad_fn is None, say(
         text,
         f"returned a tensor with requires_grad={getattr(snap, 'requires_grad', '?')} and "
         f"grad_fn={getattr(snap, 'grad_fn', '?')}; a snapshot must be cut from the graph",
-        hint=3,
+        hint=1,
     )
 
 
@@ -402,21 +473,21 @@ def test_snapshot_is_cut_from_the_graph(kata, s, through):
 def test_snapshot_never_sees_later_changes(kata, device, data):
     s = data.draw(subjects(device=device), label="x")
     before = s.x.detach().clone()
-    snap = say.call("snapshot(x)", kata.snapshot, s.x, hint=3)
+    snap = say.call("snapshot(x)", kata.snapshot, s.x, hint=1)
     version = snap._version
     with torch.no_grad():
         bump(s.base)
     assert not torch.equal(s.x.detach(), before), say(  # the test really changed x
-        "snapshot(x)", f"left x unchanged by an in-place change ({s}); did it change x?", hint=3
+        "snapshot(x)", f"left x unchanged by an in-place change ({s}); did it change x?", hint=1
     )
     assert torch.equal(snap, before), say(
-        "snapshot(x)", f"changed when x was changed in place afterwards ({s})", hint=3
+        "snapshot(x)", f"changed when x was changed in place afterwards ({s})", hint=1
     )
     assert snap._version == version, say(
         "snapshot(x)",
         f"shares x's version counter: its _version went from {version} to {snap._version} "
         "when x was changed in place",
-        hint=3,
+        hint=1,
     )
 
 
@@ -428,30 +499,34 @@ def test_snapshot_raises_no_warning(kata, s):
     assert not caught, say(
         "snapshot(x)",
         f"warned {caught[0].category.__name__}: {caught[0].message} ({s}); expected no warning",
-        hint=3,
+        hint=2,
     )
 
 
 # --- to_numpy ---------------------------------------------------------------------------------
 
 
-def check_array(text: str, array, x: torch.Tensor) -> None:
+def check_array(text: str, array, x: torch.Tensor, hint: int = 3) -> None:
     want = numpy_values(x)
     assert isinstance(array, np.ndarray), say(
-        text, f"returned a {type(array).__name__}; expected a numpy.ndarray", hint=4
+        text, f"returned a {type(array).__name__}; expected a numpy.ndarray", hint=hint
     )
     assert array.shape == want.shape, say(
-        text, f"returned shape {array.shape}; expected {want.shape}", hint=4
+        text, f"returned shape {array.shape}; expected {want.shape}", hint=hint
     )
     if x.dtype == torch.bfloat16:
         assert array.dtype in (np.float32, np.float64), say(
-            text, f"returned dtype {array.dtype}; bfloat16 should become float32", hint=4
+            text,
+            f"returned dtype {array.dtype}; bfloat16 should become a wider float (float32)",
+            hint=hint,
         )
     else:
         assert array.dtype == want.dtype, say(
-            text, f"returned dtype {array.dtype}; expected {want.dtype}, as x.numpy() gives", hint=4
+            text,
+            f"returned dtype {array.dtype}; expected {want.dtype}, as x.numpy() gives",
+            hint=hint,
         )
-    assert np.array_equal(array, want), say(text, "returned other values than x has", hint=4)
+    assert np.array_equal(array, want), say(text, "returned other values than x has", hint=hint)
 
 
 @SOME
@@ -463,7 +538,7 @@ def test_to_numpy_gives_the_values_on_any_device(kata, device, data):
     s = data.draw(subjects(device=device), label="x")
     copy = data.draw(st.booleans(), label="copy")
     text = f"to_numpy(x, copy={copy}) with {s} on {device}"
-    check_array(text, say.call(text, kata.to_numpy, s.x, copy=copy, hint=4), s.x)
+    check_array(text, say.call(text, kata.to_numpy, s.x, copy=copy, hint=3), s.x)
 
 
 # Both with and without requires_grad, so every seed meets a tensor that requires grad.
@@ -479,13 +554,13 @@ def test_to_numpy_shares_memory_with_a_cpu_tensor(kata, requires_grad, data):
         label="x",
     )
     text = f"to_numpy(x) with {s}"
-    array = say.call(text, kata.to_numpy, s.x, hint=4)
+    array = say.call(text, kata.to_numpy, s.x, hint=3)
     check_array(text, array, s.x)
     assert np.shares_memory(array, s.base.detach().numpy()), say(
         text,
         "returned a copy; x needs no conversion, so with copy=False the array must share x's "
         "memory (detach() is free and shares it)",
-        hint=4,
+        hint=3,
     )
 
 
@@ -513,7 +588,7 @@ def test_to_numpy_with_copy_never_shares(kata, device, data):
 @given(s=subjects(dtype=torch.bfloat16), copy=st.booleans())
 def test_to_numpy_converts_bfloat16_exactly(kata, s, copy):
     text = f"to_numpy(x, copy={copy}) with {s}"
-    check_array(text, say.call(text, kata.to_numpy, s.x, copy=copy, hint=4), s.x)
+    check_array(text, say.call(text, kata.to_numpy, s.x, copy=copy, hint=3), s.x)
 
 
 @FEW
@@ -535,15 +610,15 @@ def test_to_numpy_resolves_conjugate_and_negative_bits(kata, shape, dtype, seed,
         "z.conj().t()": lambda: z.conj().t(),
     }[how]()
     text = f"to_numpy(x, copy={copy}) with x = {how} (is_conj={x.is_conj()}, is_neg={x.is_neg()})"
-    array = say.call(text, kata.to_numpy, x, copy=copy, hint=4)
+    array = say.call(text, kata.to_numpy, x, copy=copy, hint=3)
     want = x.resolve_conj().resolve_neg().numpy()
     assert isinstance(array, np.ndarray) and array.dtype == want.dtype, say(
         text,
         f"returned {type(array).__name__} {getattr(array, 'dtype', '')}; expected {want.dtype}",
-        hint=4,
+        hint=3,
     )
     assert np.array_equal(array, want), say(
-        text, "returned other values than x has (a lazy conjugate or negation was dropped)", hint=4
+        text, "returned other values than x has (a lazy conjugate or negation was dropped)", hint=3
     )
 
 
@@ -554,25 +629,25 @@ NOT_TENSORS = [[1.0, 2.0], np.arange(3.0), None, 3.5, "tensor"]
 def test_to_numpy_refuses_what_is_not_a_tensor(kata, value):
     text = f"to_numpy({describe(value)})"
     name = "None" if value is None else type(value).__name__  # "None" names None's type too
-    with say.raises(TypeError, text, hint=4) as raised:
+    with say.raises(TypeError, text, hint=3) as raised:
         kata.to_numpy(value)
     assert name in str(raised.value), say(
         text,
         f"raised TypeError({str(raised.value)!r}), which does not name its type, {name}",
-        hint=4,
+        hint=3,
     )
 
 
 def test_to_numpy_refuses_a_meta_tensor(kata):
     text = "to_numpy(x) with x on the meta device"
-    with say.raises(ValueError, text, hint=4):
+    with say.raises(ValueError, text, hint=3):
         try:
             kata.to_numpy(torch.zeros(2, 3, device="meta"))
         except NotImplementedError as err:  # torch's "Cannot copy out of meta tensor"
             if say.unwritten(err):
                 raise
             pytest.fail(
-                say(text, f"let torch's error escape ({err}); expected ValueError", hint=4),
+                say(text, f"let torch's error escape ({err}); expected ValueError", hint=3),
                 pytrace=False,
             )
 
@@ -605,17 +680,17 @@ def describe_array(kind: str, a: np.ndarray) -> str:
     return f"a = a {kind} {a.dtype} array of shape {a.shape}"
 
 
-def check_tensor(text: str, t, a: np.ndarray) -> None:
+def check_tensor(text: str, t, a: np.ndarray, hint: int = 2) -> None:
     want = torch.from_numpy(np.array(a, dtype=a.dtype.newbyteorder("="), order="C"))
     assert isinstance(t, torch.Tensor) and t.device.type == "cpu", say(
-        text, f"returned {describe(t)}; expected a CPU tensor", hint=4
+        text, f"returned {describe(t)}; expected a CPU tensor", hint=hint
     )
     assert t.dtype == want.dtype and t.shape == want.shape, say(
         text,
         f"returned {t.dtype}, shape {tuple(t.shape)}; expected {want.dtype}, shape {a.shape}",
-        hint=4,
+        hint=hint,
     )
-    assert torch.equal(t, want), say(text, "returned other values than a has", hint=4)
+    assert torch.equal(t, want), say(text, "returned other values than a has", hint=hint)
 
 
 @SOME
@@ -623,10 +698,10 @@ def check_tensor(text: str, t, a: np.ndarray) -> None:
 def test_from_numpy_shares_memory_with_the_array(kata, drawn):
     kind, _, a = drawn
     text = f"from_numpy(a) with {describe_array(kind, a)}"
-    t = say.call(text, kata.from_numpy, a, hint=4)
+    t = say.call(text, kata.from_numpy, a, hint=2)
     check_tensor(text, t, a)
     assert np.shares_memory(t.numpy(), a), say(
-        text, "returned a copy; with copy=False the tensor must share a's memory", hint=4
+        text, "returned a copy; with copy=False the tensor must share a's memory", hint=2
     )
 
 
@@ -676,11 +751,11 @@ def test_from_numpy_refuses_to_share_what_torch_cannot(kata, drawn):
     text = f"from_numpy(a) with {describe_array(kind, a)}"
     # torch warns about a read-only array only once per process (TORCH_WARN_ONCE), so ignore
     # that warning here: whether it fires must not decide what this test sees.
-    with say.raises(ValueError, text, hint=4) as raised, warnings.catch_warnings():
+    with say.raises(ValueError, text, hint=2) as raised, warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         kata.from_numpy(a)
     assert "copy" in str(raised.value), say(
-        text, f"raised ValueError({str(raised.value)!r}), which does not suggest copy=True", hint=4
+        text, f"raised ValueError({str(raised.value)!r}), which does not suggest copy=True", hint=2
     )
 
 

@@ -3,7 +3,9 @@
 The cpu tier uses the `meta` device as a second device (tensors with a shape and no data), so
 moves and mixed-device models can be seen without a GPU, and loads checkpoints tagged `cuda:0`
 (built by tests/data/model_transfer/make_checkpoint.py) on a machine made to look GPU-less.
-The cuda tier moves a model to a real GPU, trains it there and brings it back.
+Machines with 0 to 8 simulated GPUs (tests.support.fake_gpus, never allocated on) are asked
+for devices that do not exist. The cuda tier moves a model to a real GPU, trains it there and
+brings it back.
 """
 
 from __future__ import annotations
@@ -26,12 +28,20 @@ from tests.data.model_transfer.make_checkpoint import (
     code_running_checkpoint,
     cuda_tagged_checkpoint,
 )
-from tests.strategies import cpu_spellings, device_spellings, make_tensor
+from tests.strategies import (
+    cpu_spellings,
+    device_spellings,
+    gpu_counts,
+    make_tensor,
+    missing_devices,
+)
 from tests.support import (
     Say,
     describe,
     fake_gpus,
+    names_the_device,
     plain_repr,
+    quotes,
     real_world,
     same_device,
     tensors_of,
@@ -39,7 +49,14 @@ from tests.support import (
 )
 
 say = Say(__name__)
-pytestmark = pytest.mark.filterwarnings("error")
+pytestmark = [
+    pytest.mark.filterwarnings("error"),
+    # `float(loss)` is a fine way to read the loss; torch warns about it once per process
+    # (TORCH_WARN_ONCE), so whether it fails must not depend on which test ran first.
+    pytest.mark.filterwarnings(
+        "ignore:Converting a tensor with requires_grad=True to a scalar:UserWarning"
+    ),
+]
 
 CUDA_ON_CPU_HOST = "Attempting to deserialize object on a CUDA device"
 
@@ -145,6 +162,23 @@ def check_names_the_split(call: str, message: str, model: nn.Module) -> None:
     )
 
 
+def expect_spread(kata, call: str, model: nn.Module) -> str:
+    """model_device(model) for a model on two devices: a ValueError; returns its message."""
+    with say.raises(ValueError, call, hint=1) as raised:
+        got = kata.model_device(model)
+        pytest.fail(
+            say(
+                call,
+                f"returned {got!r}, but the model is on two devices ({where(model)}). A model's "
+                "device is the device of all its parameters and buffers; one tensor tells you "
+                "nothing about the others. Expected a ValueError",
+                hint=1,
+            ),
+            pytrace=False,
+        )
+    return str(raised.value)
+
+
 def scramble(model: nn.Module, seed: int) -> nn.Module:
     """Give every parameter and buffer fresh values, so two models can be told apart."""
     with torch.no_grad():
@@ -160,8 +194,11 @@ def scramble(model: nn.Module, seed: int) -> nn.Module:
 def test_model_device_names_the_device_of_a_model_on_one_device(kata, arch, on):
     model = arch.make()
     model.to(on)
-    got = kata.model_device(model)
     call = f"model_device({arch} on {on})"
+    what = "buffers" if arch.kind == "buffers only" else "parameters and buffers"
+    got = say.call(
+        call, kata.model_device, model, hint=1, expected=f"{on}, where all its {what} are"
+    )
     assert isinstance(got, torch.device), say(
         call, f"returned {got!r}, a {type(got).__name__}; expected a torch.device", hint=1
     )
@@ -179,9 +216,7 @@ def test_model_device_refuses_a_model_spread_across_devices(kata, data, arch):
     for name in moved:
         model.get_submodule(name).to("meta")
     call = f"model_device({arch} with submodule(s) {', '.join(moved)} on meta)"
-    with say.raises(ValueError, call, hint=1) as raised:
-        kata.model_device(model)
-    check_names_the_split(call, str(raised.value), model)
+    check_names_the_split(call, expect_spread(kata, call, model), model)
 
 
 @given(data=st.data(), arch=archs(SPREADABLE))
@@ -192,9 +227,7 @@ def test_model_device_counts_buffers(kata, data, arch):
     module = model.get_submodule(owner)
     setattr(module, leaf, getattr(module, leaf).to("meta"))  # replaces the registered buffer
     call = f"model_device({arch} with only the buffer {name} on meta)"
-    with say.raises(ValueError, call, hint=1) as raised:
-        kata.model_device(model)
-    check_names_the_split(call, str(raised.value), model)
+    check_names_the_split(call, expect_spread(kata, call, model), model)
 
 
 NO_TENSORS = {
@@ -282,6 +315,113 @@ def test_move_model_keeps_the_module_and_every_parameter(kata, arch, spelling):
     assert not left, say(call, f"left {', '.join(left)} off the CPU ({where(model)})", hint=1)
 
 
+def expect_value_error(call: str, run, named: str | torch.device, hint: int) -> str:
+    """Run `run()`; expect a ValueError that names `named`. Returns the message."""
+    try:
+        got = run()
+    except ValueError as err:
+        message = str(err)
+    except Exception as err:
+        if say.unwritten(err):
+            raise
+        pytest.fail(
+            say(
+                call,
+                f"raised {type(err).__name__}: {err}; expected a ValueError that names "
+                f"{named}, which does not exist in this process",
+                hint=hint,
+            ),
+            pytrace=False,
+        )
+    else:
+        pytest.fail(
+            say(
+                call,
+                f"returned {type(got).__name__}; {named} does not exist in this process, so "
+                "expected a ValueError that names it",
+                hint=hint,
+            ),
+            pytrace=False,
+        )
+    assert names_the_device(message, named), say(
+        call, f"raised ValueError({message!r}), which does not name {named}", hint=hint
+    )
+    return message
+
+
+@given(data=st.data(), arch=archs(), n=gpu_counts)
+def test_move_model_refuses_a_device_that_does_not_exist(kata, data, arch, n):
+    missing = data.draw(missing_devices(n), label="device")
+    model = arch.make()
+    before = {name: t.detach().clone() for name, t in tensors_of(model)}
+    call = f"move_model({arch}, {missing!r}) with {n} GPU(s)"
+    with fake_gpus(n):
+        expect_value_error(call, lambda: kata.move_model(model, missing), missing, hint=1)
+    moved = [name for name, t in tensors_of(model) if t.device.type != "cpu"]
+    changed = [] if moved else [nm for nm, t in tensors_of(model) if not torch.equal(t, before[nm])]
+    assert not moved and not changed, say(
+        call,
+        f"moved or changed {', '.join(moved or changed)} before refusing ({where(model)}); "
+        "check the device before anything moves",
+        hint=3,
+    )
+
+
+BAD_DEVICES = ["gpu", "GPU", "cuda:x", " cpu", "cpu0", "", "cpu:-1"]
+
+
+@given(arch=archs(), text=st.sampled_from(BAD_DEVICES), function=st.sampled_from(["move", "load"]))
+def test_move_model_and_load_checkpoint_reject_a_device_they_cannot_parse(
+    kata, arch, text, function
+):
+    model = arch.make()
+    if function == "move":
+        call, run = f"move_model({arch}, {text!r})", lambda: kata.move_model(model, text)
+    else:
+        source = io.BytesIO(cuda_tagged_checkpoint(model.state_dict()))
+        call = f"load_checkpoint(<checkpoint>, {arch}, {text!r})"
+        run = lambda: kata.load_checkpoint(source, model, text)  # noqa: E731
+    with say.raises(ValueError, call, hint=2) as raised:
+        run()
+    assert quotes(str(raised.value), text), say(
+        call,
+        f"raised ValueError({str(raised.value)!r}), which does not quote the device {text!r} "
+        "(between quote marks, as {device!r} in an f-string does)",
+        hint=2,
+    )
+
+
+WRONG_TYPES = {
+    "model_device(a tensor)": lambda kata: kata.model_device(torch.zeros(2)),
+    "model_device(a state_dict)": lambda kata: kata.model_device(nn.Linear(2, 2).state_dict()),
+    "move_model(a state_dict, 'cpu')": lambda kata: kata.move_model(
+        nn.Linear(2, 2).state_dict(), "cpu"
+    ),
+    "move_model(model, 1.5)": lambda kata: kata.move_model(nn.Linear(2, 2), 1.5),
+    "move_model(model, None)": lambda kata: kata.move_model(nn.Linear(2, 2), None),
+    "train_step(..., inputs=a list, targets)": lambda kata: kata.train_step(
+        nn.Linear(2, 1),
+        torch.optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1),
+        nn.MSELoss(),
+        [[1.0, 2.0]],
+        torch.zeros(1, 1),
+    ),
+    "train_step(..., inputs, targets=a float)": lambda kata: kata.train_step(
+        nn.Linear(2, 1),
+        torch.optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1),
+        nn.MSELoss(),
+        torch.zeros(1, 2),
+        0.5,
+    ),
+}
+
+
+@pytest.mark.parametrize("call", WRONG_TYPES)
+def test_refuses_arguments_of_the_wrong_type(kata, call):
+    with say.raises(TypeError, call, hint=3):
+        WRONG_TYPES[call](kata)
+
+
 # --- train_step: one hand-computed SGD step ---------------------------------------------------
 
 
@@ -317,15 +457,15 @@ def close(a: torch.Tensor, b: torch.Tensor) -> bool:
     return torch.allclose(a, b, rtol=1e-9, atol=1e-12)
 
 
-def check_step(call, model, got, want_loss, want_weight, want_bias):
+def check_step(call, model, got, want_loss, want_weight, want_bias, hint=3):
     assert type(got) is float, say(
         call,
         f"returned {got!r}, a {type(got).__name__}; expected the loss as a Python float "
         "(loss.item())",
-        hint=3,
+        hint=hint,
     )
     assert math.isclose(got, want_loss, rel_tol=1e-9, abs_tol=1e-12), say(
-        call, f"returned {got}; the loss of this batch before the step is {want_loss}", hint=3
+        call, f"returned {got}; the loss of this batch before the step is {want_loss}", hint=hint
     )
     ok = close(model.weight.detach(), want_weight) and close(model.bias.detach(), want_bias)
     assert ok, say(
@@ -333,7 +473,7 @@ def check_step(call, model, got, want_loss, want_weight, want_bias):
         "left the weights different from one SGD step, w - lr * grad, with the gradient of "
         f"this batch only:\n got weight {model.weight.detach().tolist()}"
         f"\nwant weight {want_weight.tolist()}",
-        hint=3,
+        hint=hint,
     )
 
 
@@ -364,7 +504,7 @@ def test_train_step_twice_uses_fresh_gradients(kata, data, problem, lr):
     kata.train_step(model, optimizer, loss_fn, x1, y1)
     got = kata.train_step(model, optimizer, loss_fn, x2, y2)
     call = "train_step(...) called a second time, on a new batch,"
-    check_step(call, model, got, *want)
+    check_step(call, model, got, *want, hint=1)
 
 
 @given(problem=regression_problems(), lr=st.floats(0.001, 1.0), seed=st.integers(0, 2**31))
@@ -376,7 +516,36 @@ def test_train_step_ignores_stale_gradients(kata, problem, lr, seed):
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
     call = "train_step(...) on a model whose .grad already held old gradients"
     got = kata.train_step(model, optimizer, nn.MSELoss(), x, y)
-    check_step(call, model, got, *want)
+    check_step(call, model, got, *want, hint=1)
+
+
+@given(problem=regression_problems(), lr=st.floats(0.001, 1.0))
+def test_train_step_refuses_a_loss_that_is_not_one_number(kata, problem, lr):
+    model, x, y = problem
+    if x.shape[0] * y.shape[1] < 2:  # one element is one number, whatever its shape
+        x, y = torch.cat([x, x]), torch.cat([y, y])
+    before = [p.detach().clone() for p in model.parameters()]
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr)
+    call = "train_step(Linear, SGD, MSELoss(reduction='none'), x, y)"
+    with say.raises(ValueError, call, hint=3):
+        try:
+            kata.train_step(model, optimizer, nn.MSELoss(reduction="none"), x, y)
+        except RuntimeError as err:  # backward() of a tensor: "grad can be implicitly created..."
+            pytest.fail(
+                say(
+                    call,
+                    f"let torch's RuntimeError escape ({err}); a loss of shape "
+                    f"{tuple(y.shape)} is not one number: expected your own ValueError",
+                    hint=3,
+                ),
+                pytrace=False,
+            )
+    changed = [
+        name
+        for (name, p), b in zip(model.named_parameters(), before, strict=True)
+        if not torch.equal(p.detach(), b)
+    ]
+    assert not changed, say(call, f"changed {', '.join(changed)} before refusing", hint=3)
 
 
 # --- load_checkpoint --------------------------------------------------------------------------
@@ -393,10 +562,10 @@ def check_loaded(call, got, model, ids, state, device) -> None:
         call, f"returned another {type(got).__name__}; expected the model it was given", hint=2
     )
     off = [name for name, t in tensors_of(model) if not same_device(t.device, device)]
-    assert not off, say(call, f"left {', '.join(off)} off {device} ({where(model)})", hint=4)
+    assert not off, say(call, f"left {', '.join(off)} off {device} ({where(model)})", hint=3)
     differ = same_state(model, state)
     assert not differ, say(
-        call, f"left {', '.join(differ)} different from the checkpoint's values", hint=4
+        call, f"left {', '.join(differ)} different from the checkpoint's values", hint=3
     )
     assert [id(p) for p in model.parameters()] == ids, say(
         call,
@@ -447,7 +616,7 @@ def test_load_checkpoint_reads_a_gpu_checkpoint_on_a_cpu_host(kata, arch, seed, 
             call,
             lambda: kata.load_checkpoint(io.BytesIO(saved_on_gpu), model, spelling),
             expected="the tensors mapped onto the CPU (map_location)",
-            hint=4,
+            hint=2,
         )
     check_loaded(call, got, model, ids, state, torch.device("cpu"))
 
@@ -469,7 +638,7 @@ def test_load_checkpoint_refuses_a_checkpoint_that_runs_code(kata, arch, seed):
         refused = True
     except Exception as err:
         pytest.fail(
-            say(call, f"raised {type(err).__name__}: {err}; expected UnpicklingError", hint=4),
+            say(call, f"raised {type(err).__name__}: {err}; expected UnpicklingError", hint=2),
             pytrace=False,
         )
     else:
@@ -478,11 +647,33 @@ def test_load_checkpoint_refuses_a_checkpoint_that_runs_code(kata, arch, seed):
         call,
         "ran code stored in the checkpoint while loading it; torch.load must refuse anything "
         "but tensors and plain containers (weights_only=True)",
-        hint=4,
+        hint=2,
     )
-    assert refused, say(call, "returned normally; expected pickle.UnpicklingError", hint=4)
+    assert refused, say(call, "returned normally; expected pickle.UnpicklingError", hint=2)
     changed = same_state(model, before)
-    assert not changed, say(call, f"changed {', '.join(changed)} before refusing", hint=4)
+    assert not changed, say(call, f"changed {', '.join(changed)} before refusing", hint=2)
+
+
+@given(data=st.data(), arch=archs(), n=gpu_counts)
+@settings(max_examples=20)
+def test_load_checkpoint_checks_the_device_before_reading(kata, data, arch, n):
+    missing = data.draw(missing_devices(n), label="device")
+    source = io.BytesIO(cuda_tagged_checkpoint(scramble(arch.make(), 1).state_dict()))
+    model = arch.make()
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    call = f"load_checkpoint(<checkpoint>, {arch}, {missing!r}) with {n} GPU(s)"
+    with fake_gpus(n):
+        expect_value_error(
+            call, lambda: kata.load_checkpoint(source, model, missing), missing, hint=1
+        )
+    assert source.tell() == 0, say(
+        call, f"read {source.tell()} bytes of the checkpoint before refusing the device", hint=3
+    )
+    moved = [name for name, t in tensors_of(model) if t.device.type != "cpu"]
+    changed = [] if moved else same_state(model, before)
+    assert not changed and not moved, say(
+        call, f"moved or changed {', '.join(moved or changed)} before refusing the device", hint=3
+    )
 
 
 # --- on the real machine: the cuda tier, whose bodies also run on cpu -------------------------
@@ -554,6 +745,6 @@ def test_gpu_checkpoint_loads_onto_the_device(kata, device, arch, seed, data):
                 io.BytesIO(cuda_tagged_checkpoint(state)), model, spelling
             ),
             expected=f"the model loaded onto {device}",
-            hint=4,
+            hint=2,
         )
     check_loaded(call, got, model, ids, state, device)
