@@ -48,8 +48,7 @@ def to_device(batch: Any, device) -> Any:
             raise ValueError(f"to_device: {str(target)!r} is not on this machine")
         if target.index is not None and target.index >= torch.cuda.device_count():
             raise ValueError(
-                f"to_device: {str(target)!r} does not exist "
-                f"({torch.cuda.device_count()} GPUs here)"
+                f"to_device: {str(target)!r} does not exist ({torch.cuda.device_count()} GPUs here)"
             )
 
     done: dict[int, Any] = {}
