@@ -141,11 +141,11 @@ def to_device(batch: Any, device: str | torch.device) -> Any:
     object. The caller's batch is left as it was. A copy is asynchronous exactly when it can
     overlap with the device's work; every other copy blocks.
 
-    The device must exist. The CPU and `meta` always do; an accelerator's device `type:i`
+    The device must exist: the CPU and `meta` always do; an accelerator's device `type:i`
     exists when `type` is this machine's accelerator and `i` is below its device count (a
-    bare `"cuda"` needs at least one). A device that does not exist is a ValueError naming
-    it, raised before any tensor is moved, as is a string torch cannot parse (quoted) and,
-    as a TypeError, a device that is neither a str nor a `torch.device`.
+    bare `"cuda"` needs at least one). Before any tensor is moved: a device that does not
+    exist is a ValueError naming it; a string torch cannot parse, a ValueError quoting it;
+    anything but a str or a `torch.device`, a TypeError.
     """
     # BEGIN SOLUTION
     func = f"to_device(..., {device!r})"
