@@ -172,7 +172,7 @@ def test_parallelize_wraps_two_or_more_gpus_in_data_parallel(kata, machine):
     assert where is not None and same_device(where, first), say(
         call,
         f"left the model on {where or 'the cpu'}; DataParallel needs its parameters on "
-        f"device_ids[0], {first}, before the first forward",
+        f"device_ids[0], {first}, before the first forward, and does not move them itself",
         hint=2,
     )
 
