@@ -764,7 +764,7 @@ def test_a_device_that_is_not_a_str_is_a_type_error(kata, value):
             lambda: kata.to_device([torch.zeros(2)], value),
         ),
     ):
-        with fake_gpus(2), say.raises(TypeError, call, hint=3):
+        with fake_gpus(2), spy_moves(), say.raises(TypeError, call, hint=3):
             fn()
 
 
