@@ -237,14 +237,23 @@ def test_parallelize_rejects_a_gpu_that_does_not_exist(kata, data, n):
     )
 
 
-@given(
-    n=st.integers(2, 8),
-    ids=st.sampled_from([[0, 0], [1, 0, 1], [], ["cuda:1"], ["0"], [0, 0.5], [None]]),
-)
-def test_parallelize_rejects_malformed_device_ids(kata, n, ids):
+# Malformed device_ids, each with the entry a message must name (None: the list itself is wrong).
+MALFORMED = [([0, 0], 0), ([1, 0, 1], 1), ([], None), (["cuda:1"], "cuda:1"), (["0"], "0")]
+MALFORMED += [([0, 0.5], 0.5), ([None], None)]
+
+
+@given(n=st.integers(2, 8), case=st.sampled_from(MALFORMED))
+def test_parallelize_rejects_malformed_device_ids(kata, n, case):
+    ids, bad = case
     call = f"parallelize(model, device_ids={ids!r}) with {n} GPU(s)"
-    with simulated(kata, n), say.raises(ValueError, call, hint=3):
+    with simulated(kata, n) as record, say.raises(ValueError, call, hint=3) as raised:
         kata.parallelize(tiny_model(), ids)
+    assert bad is None or str(bad) in str(raised.value), say(
+        call, f"raised ValueError({str(raised.value)!r}), which does not name {bad!r}", hint=3
+    )
+    assert not record.wraps and not record.cuda_moves(), say(
+        call, "wrapped or moved the model before refusing the device ids", hint=3
+    )
 
 
 @given(
