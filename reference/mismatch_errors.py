@@ -115,7 +115,8 @@ def classify_error(err: BaseException) -> str:
         other   ValueError: Expected input batch_size (3) to match target batch_size (2).
 
     Wordings change between releases: torch 2.13 and 2.14 print that shape error as quoted,
-    and torch 2.15 puts "mm: " in front of it.
+    and torch 2.15 puts the op's name in front of it ("mm: mat1 and mat2 shapes ...", and
+    "addmm: ..." from `nn.Linear`).
     """
     # BEGIN SOLUTION
     if not isinstance(err, BaseException):

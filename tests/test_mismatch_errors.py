@@ -285,10 +285,10 @@ def test_classify_the_messages_its_docstring_quotes(kata):
 
 def printed_here(quoted: str, real: dict) -> str | None:
     """The message this torch prints for a quoted one: the same text or, where a newer release
-    puts words in front of it, the message that ends with it. torch 2.13 and 2.14 print
-    "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"; torch 2.15 prints "mm: mat1 and
-    mat2 ..." (issue 19's run of the cpu tier on 2.15.0). The kata then classifies the message
-    this release prints."""
+    puts words in front of it, the message that ends with it. torch 2.13.0 and 2.14.1 print
+    "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"; torch 2.15.0 prints "mm: mat1
+    and mat2 ..." (and "addmm: ..." for nn.Linear), run on 2.15.0+cu132. The kata then
+    classifies the message this release prints."""
     if quoted in real:
         return quoted
     kind, _, text = quoted.partition(": ")
@@ -455,10 +455,12 @@ SOURCE_MESSAGES = [
         "'target'; but [2, 3] does not equal [2] (while checking arguments for cudnn_ctc_loss)",
     ),
     ("other", "mat1 and mat2 shapes cannot be multiplied (64x100 and 50x10)"),
-    # torch 2.15's wording of the same shape error for torch.mm and `@` (issue 19's run on
-    # 2.15.0); 2.13.0 and 2.14.1 print it without "mm: " (aten/src/ATen/native/LinearAlgebra.cpp,
-    # TORCH_META_FUNC(mm); checked in the strings of both wheels' libtorch_cpu.so)
+    # torch 2.15.0's wording of the same shape errors, for torch.mm and `@`, and for nn.Linear
+    # (run on 2.15.0+cu132); 2.13.0 and 2.14.1 print them without the op's name in front
+    # (aten/src/ATen/native/LinearAlgebra.cpp: TORCH_META_FUNC(mm) and ADDMM_META; the 2.14.1
+    # wheel's libtorch_cpu.so holds only the unprefixed text)
     ("other", "mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"),
+    ("other", "addmm: mat1 and mat2 shapes cannot be multiplied (2x5 and 3x4)"),
 ]
 
 
