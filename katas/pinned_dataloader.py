@@ -1,8 +1,10 @@
-"""Pinned DataLoader: stage batches in pinned memory and move them one batch at a time.
+"""Pinned DataLoader: keep the dataset on the host, and move one batch at a time.
 
-The dataset stays on the CPU. The DataLoader builds each batch there, copies it into pinned
-(page-locked) memory when an accelerator will read it, and the training loop moves that one
-batch to the device, asynchronously when the source is pinned.
+A GPU is only busy when its next batch is already there. The usual training script keeps the
+dataset on the CPU, lets a DataLoader build each batch there and stage it in pinned
+(page-locked) memory, and moves that one batch to the device while the GPU is still busy with
+the previous one. This kata builds the three pieces of that pattern, and each must keep its
+promise whatever the batch looks like and whichever device is asked for.
 
 Write each function so that its docstring holds: the docstring is the contract.
 Its page, with the ideas and experiments: python -m katas docs pinned_dataloader
@@ -14,8 +16,6 @@ Stuck?     python -m katas hint pinned_dataloader   (one rung of the hint ladder
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 import torch
@@ -25,10 +25,14 @@ from torch.utils.data import DataLoader, Dataset
 def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
     """The DataLoader options for batches headed to `device`.
 
-    An accelerator (CUDA, XPU, ...) gets `{"num_workers": num_workers, "pin_memory": True}`;
-    the CPU (any spelling) and `meta` get `{}`. The answer depends on the device asked for, not
-    on the machine: on a machine without that accelerator the DataLoader warns and skips
-    pinning.
+    For an accelerator (CUDA, XPU, ...): `{"num_workers": num_workers, "pin_memory": True}`.
+    For the CPU, however it is spelled, and for `meta`: `{}`. The answer depends on the device
+    asked for, not on the machine: on a machine without that accelerator, the DataLoader itself
+    warns that it cannot pin.
+
+    `device` is a str or a `torch.device` (anything else: TypeError); a string torch cannot
+    parse is a ValueError that quotes it. `num_workers` is an int, not a bool (TypeError),
+    and not negative (ValueError).
     """
     # TODO(pinned_dataloader): write loader_kwargs; the docstring above is the contract.
     raise NotImplementedError("pinned_dataloader: loader_kwargs")
@@ -37,9 +41,11 @@ def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
 def make_loader(
     dataset: Dataset, batch_size: int, device: str | torch.device, *, shuffle: bool = True
 ) -> DataLoader:
-    """A DataLoader over `dataset` that stages batches for `device` (options: `loader_kwargs`).
+    """A DataLoader over `dataset`, with `batch_size`, `shuffle` and the options
+    `loader_kwargs(device)` gives.
 
-    The dataset is left where it is; batches move one at a time, with `to_device`.
+    The dataset is left as it is: none of its tensors is moved, pinned or replaced. Batches
+    are made on the host as the loader is iterated, and `to_device` moves each one.
     """
     # TODO(pinned_dataloader): write make_loader; the docstring above is the contract.
     raise NotImplementedError("pinned_dataloader: make_loader")
@@ -48,9 +54,16 @@ def make_loader(
 def to_device(batch: Any, device: str | torch.device) -> Any:
     """`batch` with every tensor moved to `device`, in the same structure.
 
-    Tuples, lists, dicts and namedtuples keep their type, nested to any depth; anything else
-    (numbers, strings, None, ...) is returned as the very same object. A pinned tensor headed
-    to an accelerator is copied with `non_blocking=True`; every other copy blocks.
+    Tuples, lists, dicts and namedtuples keep their type, keys and order, nested to any depth;
+    anything else (numbers, strings, None, your own objects) comes back as the very same
+    object. The caller's batch is left as it was. A copy is asynchronous exactly when it can
+    overlap with the device's work; every other copy blocks.
+
+    The device must exist: the CPU and `meta` always do; an accelerator's device `type:i`
+    exists when `type` is this machine's accelerator and `i` is below its device count (a
+    bare `"cuda"` needs at least one). Before any tensor is moved: a device that does not
+    exist is a ValueError naming it; a string torch cannot parse, a ValueError quoting it;
+    anything but a str or a `torch.device`, a TypeError.
     """
     # TODO(pinned_dataloader): write to_device; the docstring above is the contract.
     raise NotImplementedError("pinned_dataloader: to_device")

@@ -1,7 +1,9 @@
 """Mismatch errors: read device and dtype errors, find what is on the wrong device, fix the inputs.
 
-Every tensor an op touches must live on one device, and most ops want one floating dtype. When
-that is not so, PyTorch raises; this module reads those errors and repairs the usual cause.
+You moved the model to the GPU, started training, and got a RuntimeError. Nearly always one
+tensor is not where, or not what, the others are. This kata reads those errors as a person
+would, whatever release or build printed them, finds what is on the wrong device, and makes a
+batch fit the model before the model sees it.
 """
 
 from __future__ import annotations
@@ -81,29 +83,21 @@ def _backend(type_name: str) -> str:
 
 
 def classify_error(err: BaseException) -> str:
-    """Say what kind of mismatch an exception reports: `"device"`, `"dtype"` or `"other"`.
+    """What kind of mismatch `err` reports: `"device"`, `"dtype"` or `"other"`.
 
-    - `"device"`: tensors (or a checkpoint's storages) are on a device the op cannot use with
-      the others. Elementwise ops, matmul, `nn.Linear`, convolutions, RNNs and losses all
-      raise these, as does `torch.load` of a GPU checkpoint on a machine without that GPU
-      ("Attempting to deserialize object on a CUDA device ...").
-    - `"dtype"`: the tensors' dtypes do not go together (say, float64 inputs into a float32
-      model, or an int32 target for `cross_entropy`).
-    - `"other"`: anything else, including shape mismatches, running out of GPU memory and
-      CUDA's own runtime errors ("CUDA error: device-side assert triggered"): they are not
-      mismatches, even when they mention CUDA or a device.
+    - `"device"`: tensors, or a checkpoint's storages, are on devices that cannot be used
+      together (an op mixing devices; `torch.load` of a GPU checkpoint where that GPU is not).
+    - `"dtype"`: the tensors' dtypes do not go together (float64 data into a float32 model, an
+      int32 target for a loss).
+    - `"other"`: anything else, even when it mentions CUDA, a device or a type.
 
-    Recognise the stable phrases that PyTorch's messages share, on CPU and CUDA builds, in
-    today's releases and in old ones ("Expected object of device type cuda but got device type
-    cpu"). The exception's type does not decide: nearly all are RuntimeError, but an RNN
-    reports a dtype mismatch with ValueError, and shape errors are RuntimeErrors too.
-    Capitalisation varies between PyTorch's messages. A convolution names two tensor types,
-    "Input type (A) and weight type (B) should be the same": compare A and B to know whether
-    the devices or the dtypes differ.
+    The answer must hold for the messages of CPU and CUDA builds, of today's releases and of
+    old ones, whatever the exception's type. A convolution's "Input type (A) and weight type
+    (B) should be the same" is a device mismatch when A and B are on different devices, and a
+    dtype mismatch otherwise. Anything that is not an exception is a TypeError.
 
     Real messages from torch 2.13 on a CPU build, where the `meta` device plays the GPU (the
-    tests check these, and the ones a CUDA build or an old release prints, quoted from
-    PyTorch's source; a failing test shows every message it misread, in full):
+    tests check these, and the ones a CUDA build or an old release prints):
 
         device  RuntimeError: Tensor on device cpu is not on the expected device meta!
         device  RuntimeError: Input and parameter tensors are not at the same device, found input
@@ -112,21 +106,17 @@ def classify_error(err: BaseException) -> str:
                 torch.cuda.device_count() is 1. Please use torch.load with map_location to map your
                 storages to an existing device.
         dtype   RuntimeError: mat1 and mat2 must have the same dtype, but got Double and Float
-        dtype   RuntimeError: expected m1 and m2 to have the same dtype, but got: float != double
         dtype   RuntimeError: Input type (double) and bias type (float) should be the same
         dtype   ValueError: RNN input dtype (torch.float64) does not match weight dtype
                 (torch.float32). Convert input: input.to(torch.float32), or convert model:
                 model.to(torch.float64)
-        dtype   RuntimeError: Found dtype Double but expected Float
-        dtype   RuntimeError: result type Float can't be cast to the desired output type Long
         dtype   RuntimeError: expected target dtype to be Long or Byte, but got Int
-        dtype   RuntimeError: expected scalar type Double but found Float
-        dtype   RuntimeError: dot : expected both vectors to have same dtype, but found Float and
-                Double
         other   RuntimeError: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)
-        other   RuntimeError: The size of tensor a (3) must match the size of tensor b (4) at
-                non-singleton dimension 1
         other   ValueError: Expected input batch_size (3) to match target batch_size (2).
+
+    Wordings change between releases: torch 2.13 and 2.14 print that shape error as quoted,
+    and torch 2.15 puts the op's name in front of it ("mm: mat1 and mat2 shapes ...", and
+    "addmm: ..." from `nn.Linear`).
     """
     # BEGIN SOLUTION
     if not isinstance(err, BaseException):
@@ -193,9 +183,12 @@ def _model_float_dtype(call: str, model: nn.Module) -> torch.dtype | None:
 
 
 def device_report(model: nn.Module, *inputs) -> dict[str, torch.device]:
-    """The device of every parameter and buffer (by qualified name) and tensor input (`input[i]`).
+    """The device of everything a forward pass of `model` on `inputs` touches, by name.
 
-    Inputs that are not tensors have no device and are left out; `i` still counts them.
+    Every parameter and buffer of the model, under its qualified name (`"0.weight"`,
+    `"1.running_mean"`), and every tensor input as `"input[i]"`, where `i` is its position
+    among all the inputs. Inputs that are not tensors have no device and are left out. A
+    `model` that is not an `nn.Module` is a TypeError.
     """
     # BEGIN SOLUTION
     _check_model("device_report", model)
@@ -209,7 +202,12 @@ def device_report(model: nn.Module, *inputs) -> dict[str, torch.device]:
 
 
 def find_mismatches(model: nn.Module, *inputs) -> list[str]:
-    """The names in `device_report` that are not on the device of the model's parameters."""
+    """The names in `device_report(model, *inputs)` that are not on the model's device.
+
+    The model's device is the one device that all its parameters are on. A model without
+    parameters, or with parameters on several devices, has none: a ValueError, which names
+    the devices. A `model` that is not an `nn.Module` is a TypeError.
+    """
     # BEGIN SOLUTION
     _check_model("find_mismatches", model)
     device = _model_device("find_mismatches", model)
@@ -218,10 +216,14 @@ def find_mismatches(model: nn.Module, *inputs) -> list[str]:
 
 
 def fix_inputs(model: nn.Module, *inputs) -> tuple:
-    """Every input moved to the model's device; floating inputs also cast to its floating dtype.
+    """`inputs`, as a tuple, made ready for `model`.
 
-    Integer and bool tensors (labels, indices, masks) keep their dtype, and non-tensors are
-    returned as they are. `Tensor.to` returns the input itself when nothing changes.
+    Every tensor ends up on the model's device (as `find_mismatches` defines it), and every
+    floating tensor in the model's floating dtype; integer and bool tensors (labels, indices,
+    masks) keep their dtype, and anything that is not a tensor comes back as it is. An input
+    that is already right comes back itself, not a copy, and the caller's tensors are never
+    changed. A model without that one device, or whose floating parameters have several dtypes,
+    is a ValueError; a `model` that is not an `nn.Module`, a TypeError.
     """
     # BEGIN SOLUTION
     _check_model("fix_inputs", model)

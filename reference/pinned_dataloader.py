@@ -1,26 +1,30 @@
-"""Pinned DataLoader: stage batches in pinned memory and move them one batch at a time.
+"""Pinned DataLoader: keep the dataset on the host, and move one batch at a time.
 
-The dataset stays on the CPU. The DataLoader builds each batch there, copies it into pinned
-(page-locked) memory when an accelerator will read it, and the training loop moves that one
-batch to the device, asynchronously when the source is pinned.
+A GPU is only busy when its next batch is already there. The usual training script keeps the
+dataset on the CPU, lets a DataLoader build each batch there and stage it in pinned
+(page-locked) memory, and moves that one batch to the device while the GPU is still busy with
+the previous one. This kata builds the three pieces of that pattern, and each must keep its
+promise whatever the batch looks like and whichever device is asked for.
 """
 
 from __future__ import annotations
 
+# BEGIN SOLUTION
 import copy
 from collections.abc import Mapping, MutableMapping
+
+# END SOLUTION
 from typing import Any
 
 import torch
 from torch.utils.data import DataLoader, Dataset
 
 # BEGIN SOLUTION
-# Device types that hold no data a host-to-device copy could fill: pinning never helps them.
+# Device types that hold no data a host-to-device copy could fill: pinning never helps them,
+# and they exist on every machine.
 _NOT_ACCELERATORS = ("cpu", "meta")
-# END SOLUTION
 
 
-# BEGIN SOLUTION
 def _as_device(device: str | torch.device, func: str) -> torch.device:
     if isinstance(device, torch.device):
         return device
@@ -37,55 +41,27 @@ def _as_device(device: str | torch.device, func: str) -> torch.device:
         ) from None
 
 
-# END SOLUTION
-
-
-# BEGIN SOLUTION
 def _is_accelerator(device: torch.device) -> bool:
     return device.type not in _NOT_ACCELERATORS
 
 
-# END SOLUTION
-
-
-def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
-    """The DataLoader options for batches headed to `device`.
-
-    An accelerator (CUDA, XPU, ...) gets `{"num_workers": num_workers, "pin_memory": True}`;
-    the CPU (any spelling) and `meta` get `{}`. The answer depends on the device asked for, not
-    on the machine: on a machine without that accelerator the DataLoader warns and skips
-    pinning.
-    """
-    # BEGIN SOLUTION
-    target = _as_device(device, f"loader_kwargs({device!r})")
-    if isinstance(num_workers, bool) or not isinstance(num_workers, int):
-        raise TypeError(
-            f"loader_kwargs({device!r}, num_workers={num_workers!r}): num_workers must be an int"
-        )
-    if num_workers < 0:
+def _check_exists(device: torch.device, func: str) -> None:
+    """The CPU and meta always exist; `type:i` exists when `type` is this machine's
+    accelerator and `i` is below its device count (a bare `type` needs one device)."""
+    if not _is_accelerator(device):
+        return
+    accelerator = torch.accelerator.current_accelerator()
+    if accelerator is None or accelerator.type != device.type:
+        have = "no accelerator" if accelerator is None else f"{accelerator.type} as its accelerator"
+        raise ValueError(f"{func}: there is no {str(device)!r} on this machine ({have})")
+    count = torch.accelerator.device_count()
+    if (device.index or 0) >= count:
         raise ValueError(
-            f"loader_kwargs({device!r}, num_workers={num_workers}): num_workers cannot be "
-            "negative; 0 loads in the main process"
+            f"{func}: there is no {str(device)!r} on this machine, which has {count} "
+            f"{device.type} device(s), numbered from 0"
         )
-    if not _is_accelerator(target):
-        return {}
-    return {"num_workers": num_workers, "pin_memory": True}
-    # END SOLUTION
 
 
-def make_loader(
-    dataset: Dataset, batch_size: int, device: str | torch.device, *, shuffle: bool = True
-) -> DataLoader:
-    """A DataLoader over `dataset` that stages batches for `device` (options: `loader_kwargs`).
-
-    The dataset is left where it is; batches move one at a time, with `to_device`.
-    """
-    # BEGIN SOLUTION
-    return DataLoader(dataset, batch_size=batch_size, shuffle=shuffle, **loader_kwargs(device))
-    # END SOLUTION
-
-
-# BEGIN SOLUTION
 def _move(value: Any, target: torch.device, accelerator: bool) -> Any:
     if isinstance(value, torch.Tensor):
         return value.to(target, non_blocking=accelerator and value.is_pinned())
@@ -114,14 +90,66 @@ def _move(value: Any, target: torch.device, accelerator: bool) -> Any:
 # END SOLUTION
 
 
+def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
+    """The DataLoader options for batches headed to `device`.
+
+    For an accelerator (CUDA, XPU, ...): `{"num_workers": num_workers, "pin_memory": True}`.
+    For the CPU, however it is spelled, and for `meta`: `{}`. The answer depends on the device
+    asked for, not on the machine: on a machine without that accelerator, the DataLoader itself
+    warns that it cannot pin.
+
+    `device` is a str or a `torch.device` (anything else: TypeError); a string torch cannot
+    parse is a ValueError that quotes it. `num_workers` is an int, not a bool (TypeError),
+    and not negative (ValueError).
+    """
+    # BEGIN SOLUTION
+    target = _as_device(device, f"loader_kwargs({device!r})")
+    if isinstance(num_workers, bool) or not isinstance(num_workers, int):
+        raise TypeError(
+            f"loader_kwargs({device!r}, num_workers={num_workers!r}): num_workers must be an int"
+        )
+    if num_workers < 0:
+        raise ValueError(
+            f"loader_kwargs({device!r}, num_workers={num_workers}): num_workers cannot be "
+            "negative; 0 loads in the main process"
+        )
+    if not _is_accelerator(target):
+        return {}
+    return {"num_workers": num_workers, "pin_memory": True}
+    # END SOLUTION
+
+
+def make_loader(
+    dataset: Dataset, batch_size: int, device: str | torch.device, *, shuffle: bool = True
+) -> DataLoader:
+    """A DataLoader over `dataset`, with `batch_size`, `shuffle` and the options
+    `loader_kwargs(device)` gives.
+
+    The dataset is left as it is: none of its tensors is moved, pinned or replaced. Batches
+    are made on the host as the loader is iterated, and `to_device` moves each one.
+    """
+    # BEGIN SOLUTION
+    return DataLoader(dataset, batch_size=batch_size, shuffle=shuffle, **loader_kwargs(device))
+    # END SOLUTION
+
+
 def to_device(batch: Any, device: str | torch.device) -> Any:
     """`batch` with every tensor moved to `device`, in the same structure.
 
-    Tuples, lists, dicts and namedtuples keep their type, nested to any depth; anything else
-    (numbers, strings, None, ...) is returned as the very same object. A pinned tensor headed
-    to an accelerator is copied with `non_blocking=True`; every other copy blocks.
+    Tuples, lists, dicts and namedtuples keep their type, keys and order, nested to any depth;
+    anything else (numbers, strings, None, your own objects) comes back as the very same
+    object. The caller's batch is left as it was. A copy is asynchronous exactly when it can
+    overlap with the device's work; every other copy blocks.
+
+    The device must exist: the CPU and `meta` always do; an accelerator's device `type:i`
+    exists when `type` is this machine's accelerator and `i` is below its device count (a
+    bare `"cuda"` needs at least one). Before any tensor is moved: a device that does not
+    exist is a ValueError naming it; a string torch cannot parse, a ValueError quoting it;
+    anything but a str or a `torch.device`, a TypeError.
     """
     # BEGIN SOLUTION
-    target = _as_device(device, f"to_device(..., {device!r})")
+    func = f"to_device(..., {device!r})"
+    target = _as_device(device, func)
+    _check_exists(target, func)
     return _move(batch, target, _is_accelerator(target))
     # END SOLUTION

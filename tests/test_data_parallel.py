@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import sys
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -105,8 +106,10 @@ def simulated(kata, n: int) -> Iterator[Record]:
         return self
 
     # nn.DataParallel, torch.nn.parallel.DataParallel and the defining module's name are one
-    # class; a kata may also have done `from torch.nn import DataParallel`.
-    owners = [nn, nn.parallel, data_parallel_module, kata]
+    # class; a kata may also have done `from torch.nn import DataParallel`, which binds the name
+    # in the kata's own module (the `kata` fixture is a view of it, whose names the kata's
+    # functions never read: patch the module they were defined in).
+    owners = [nn, nn.parallel, data_parallel_module, kata, sys.modules.get(kata.__name__, kata)]
     fake = type("DataParallel", (RecordingDataParallel,), {"record": record, "n_gpus": n})
     with contextlib.ExitStack() as stack:
         stack.enter_context(fake_gpus(n))
@@ -169,8 +172,8 @@ def test_parallelize_wraps_two_or_more_gpus_in_data_parallel(kata, machine):
     assert where is not None and same_device(where, first), say(
         call,
         f"left the model on {where or 'the cpu'}; DataParallel needs its parameters on "
-        f"device_ids[0], {first}, before the first forward",
-        hint=1,
+        f"device_ids[0], {first}, before the first forward, and does not move them itself",
+        hint=2,
     )
 
 
@@ -224,24 +227,49 @@ def test_parallelize_rejects_a_gpu_that_does_not_exist(kata, data, n):
     at = data.draw(st.integers(0, len(good)), label="position")
     ids = [*good[:at], bad, *good[at:]]
     call = f"parallelize(model, device_ids={ids}) with {n} GPU(s)"
-    with simulated(kata, n) as record, say.raises(ValueError, call, hint=1) as raised:
+    with simulated(kata, n) as record, say.raises(ValueError, call, hint=3) as raised:
         kata.parallelize(tiny_model(), ids)
     assert str(bad) in str(raised.value), say(
-        call, f"raised ValueError({str(raised.value)!r}), which does not name GPU {bad}", hint=1
+        call, f"raised ValueError({str(raised.value)!r}), which does not name GPU {bad}", hint=3
     )
     assert not record.wraps and not record.cuda_moves(), say(
-        call, "wrapped or moved the model before refusing the device ids", hint=1
+        call, "wrapped or moved the model before refusing the device ids", hint=3
+    )
+
+
+# Malformed device_ids, each with the entry a message must name (None: the list itself is wrong).
+MALFORMED = [([0, 0], 0), ([1, 0, 1], 1), ([], None), (["cuda:1"], "cuda:1"), (["0"], "0")]
+MALFORMED += [([0, 0.5], 0.5), ([None], None)]
+
+
+@given(n=st.integers(2, 8), case=st.sampled_from(MALFORMED))
+def test_parallelize_rejects_malformed_device_ids(kata, n, case):
+    ids, bad = case
+    call = f"parallelize(model, device_ids={ids!r}) with {n} GPU(s)"
+    with simulated(kata, n) as record, say.raises(ValueError, call, hint=3) as raised:
+        kata.parallelize(tiny_model(), ids)
+    assert bad is None or str(bad) in str(raised.value), say(
+        call, f"raised ValueError({str(raised.value)!r}), which does not name {bad!r}", hint=3
+    )
+    assert not record.wraps and not record.cuda_moves(), say(
+        call, "wrapped or moved the model before refusing the device ids", hint=3
     )
 
 
 @given(
-    n=st.integers(2, 8),
-    ids=st.sampled_from([[0, 0], [1, 0, 1], [], ["cuda:1"], ["0"], [0, 0.5], [None]]),
+    n=gpu_counts,
+    value=st.sampled_from(
+        [None, "model", nn.Linear, {"weight": torch.zeros(1)}, [nn.Linear(1, 1)]]
+    ),
 )
-def test_parallelize_rejects_malformed_device_ids(kata, n, ids):
-    call = f"parallelize(model, device_ids={ids!r}) with {n} GPU(s)"
-    with simulated(kata, n), say.raises(ValueError, call, hint=1):
-        kata.parallelize(tiny_model(), ids)
+def test_parallelize_rejects_what_is_not_a_module(kata, n, value):
+    shown = "nn.Linear (the class)" if value is nn.Linear else repr(value)
+    call = f"parallelize({shown}) with {n} GPU(s)"
+    with simulated(kata, n) as record, say.raises(TypeError, call, hint=3):
+        kata.parallelize(value)
+    assert not record.wraps and not record.moves, say(
+        call, "wrapped or moved something before refusing it", hint=3
+    )
 
 
 # --- unwrap -----------------------------------------------------------------------------------
@@ -369,8 +397,20 @@ def test_strip_module_prefix_strips_every_key_once(kata, keys, with_meta):
     call = f"strip_module_prefix({list(state)})"
     got = kata.strip_module_prefix(state)
     assert isinstance(got, dict), say(call, f"returned a {type(got).__name__}", hint=3)
+    wrong = next(
+        ((old, new, want) for old, new, want in zip(state, got, keys, strict=False) if new != want),
+        None,
+    )
     assert list(got) == keys, say(
-        call, f"returned keys {list(got)}; expected {keys} (same order, one prefix off)", hint=3
+        call,
+        f"returned keys {list(got)}; expected {keys}"
+        + (
+            f": {wrong[0]!r} became {wrong[1]!r}, not {wrong[2]!r}. A key loses the leading "
+            "'module.' once, and nothing else"
+            if wrong
+            else " (the same keys, in the same order, each one prefix shorter)"
+        ),
+        hint=4,
     )
     check_values(call, got, state, keys, hint=3)
 
@@ -435,6 +475,12 @@ def test_strip_module_prefix_keeps_the_metadata(kata, keys):
     assert dict(meta) == want, say(
         call, f"returned _metadata {dict(meta)}; expected {want}", hint=3
     )
+
+
+@given(value=st.sampled_from([None, "module.weight", [("module.weight", 1.0)], 3]))
+def test_strip_module_prefix_rejects_what_is_not_a_dict(kata, value):
+    with say.raises(TypeError, f"strip_module_prefix({value!r})", hint=3):
+        kata.strip_module_prefix(value)
 
 
 # --- the state_dict round trip: DataParallel -> strip -> a plain model ------------------------
@@ -546,7 +592,7 @@ def test_scatter_sizes_match_chunking_a_real_batch(kata, batch, n):
     )
     assert sum(got) == batch, say(call, f"returned {got}, which sums to {sum(got)}", hint=4)
     assert got == want, say(
-        call, f"returned {got}; batch.chunk({n}) gives {want} (DataParallel's scatter)", hint=4
+        call, f"returned {got}; batch.chunk({n}) gives {want} (DataParallel's scatter)", hint=2
     )
 
 
@@ -558,12 +604,12 @@ def test_scatter_sizes_match_chunking_a_real_batch(kata, batch, n):
 def test_scatter_sizes_rejects_bad_arguments(kata, batch, n, swap):
     args = (n, batch) if swap else (batch, n)
     call = f"scatter_sizes({args[0]!r}, {args[1]!r})"
-    with say.raises(ValueError, call, hint=4) as raised:
+    with say.raises(ValueError, call, hint=3) as raised:
         kata.scatter_sizes(*args)
     # Any wording that says which argument is wrong: "n_devices", "number of devices", ...
     name, word = ("n_devices", "device") if swap else ("batch_size", "batch")
     assert word in str(raised.value).lower(), say(
-        call, f"raised ValueError({str(raised.value)!r}), which does not name {name}", hint=4
+        call, f"raised ValueError({str(raised.value)!r}), which does not name {name}", hint=3
     )
 
 
@@ -633,7 +679,7 @@ def test_data_parallel_splits_the_batch_like_scatter_sizes(kata, device):
     assert sorted(seen) == sorted(sizes), say(
         f"scatter_sizes({batch}, {max(n, 1)})",
         f"returned {sizes}, but the replicas saw batches of {sorted(seen)}",
-        hint=4,
+        hint=2,
     )
     state = kata.strip_module_prefix(got.state_dict())
     fresh = Net(3, 2, norm=True).double()

@@ -51,6 +51,31 @@ ACCELERATORS = [
     "xpu:1",
 ]
 METAS = ["meta", torch.device("meta")]
+
+
+@st.composite
+def existing_accelerators(draw) -> tuple[int, Any]:
+    """(n, device): a machine with n simulated GPUs, and a spelling of one of them."""
+    n = draw(st.integers(1, 8))
+    index = draw(st.integers(0, n - 1))
+    spellings = [f"cuda:{index}", torch.device("cuda", index)]
+    if index == 0:
+        spellings += ["cuda", torch.device("cuda")]
+    return n, draw(st.sampled_from(spellings))
+
+
+@st.composite
+def missing_devices(draw) -> tuple[int, Any]:
+    """(n, device): a machine with n simulated GPUs, and a device it does not have: a GPU
+    index from n up, a bare "cuda" when n is 0, or another accelerator type."""
+    n = draw(gpu_counts)
+    index = draw(st.integers(n, 15))
+    options = [f"cuda:{index}", torch.device("cuda", index), "xpu", "xpu:1", torch.device("mps")]
+    if n == 0:
+        options += ["cuda", torch.device("cuda")]
+    return n, draw(st.sampled_from(options))
+
+
 # The DataLoader's warning: "'pin_memory' argument is set as true but no accelerator is found..."
 PIN_WARNING = "pin_memory"
 
@@ -303,7 +328,7 @@ def check_structure(
             call,
             f"turned {path}, a {type(s).__name__}, into {outline(o)}, a {type(o).__name__}; "
             "every container must keep its type",
-            hint=3,
+            hint=4,
         )
         if isinstance(s, dict):
             assert list(o) == list(s), say(
@@ -359,13 +384,29 @@ def moved_by(call: str, moves: list[Move], device, pinned) -> Callable:
         assert move.target is not None and same_device(move.target, target), say(
             call, f"moved {path} to {move.target}; expected {target}", hint=2
         )
-        want = accelerator and any(src is p for p in pinned)
-        kind = "pinned" if any(src is p for p in pinned) else "pageable (not pinned)"
+        is_pinned = any(src is p for p in pinned)
+        want = accelerator and is_pinned
+        kind = "pinned" if is_pinned else "pageable (not pinned)"
+        if want:
+            why = (
+                "a copy from pinned memory to an accelerator can overlap with the device's work, "
+                "so it must not block"
+            )
+        elif accelerator:
+            why = (
+                "from pageable memory the host waits anyway while the driver stages the data, "
+                "so the copy cannot overlap with anything"
+            )
+        else:
+            why = (
+                f"nothing on {target.type} can overlap with the copy, and a non-blocking copy to "
+                "the host may return before its data has arrived"
+            )
         assert move.non_blocking == want, say(
             call,
             f"moved {path}, a {kind} tensor, to {target} with non_blocking={move.non_blocking}; "
-            f"expected non_blocking={want}",
-            hint=4,
+            f"expected non_blocking={want}: {why}",
+            hint=1,
         )
 
     return check
@@ -441,15 +482,17 @@ def check_quoted(call: str, err: BaseException, text: str, hint: int) -> None:
 def test_loader_kwargs_quotes_a_bad_device(kata, text):
     assume(torch_rejects(text))
     call = f"loader_kwargs({text!r})"
-    with say.raises(ValueError, call, hint=1) as raised:
+    with say.raises(ValueError, call, hint=3) as raised:
         kata.loader_kwargs(text)
-    check_quoted(call, raised.value, text, hint=1)
+    check_quoted(call, raised.value, text, hint=3)
 
 
-@given(device=st.sampled_from(ACCELERATORS), num_workers=st.integers(max_value=-1))
+@given(
+    device=st.sampled_from(ACCELERATORS) | cpu_spellings(), num_workers=st.integers(max_value=-1)
+)
 def test_loader_kwargs_rejects_a_negative_worker_count(kata, device, num_workers):
     call = f"loader_kwargs({device!r}, num_workers={num_workers})"
-    with say.raises(ValueError, call, hint=1):
+    with say.raises(ValueError, call, hint=3):
         kata.loader_kwargs(device, num_workers=num_workers)
 
 
@@ -634,20 +677,21 @@ def test_forced_pin_path_pins_every_batch(kata):
 # --- to_device --------------------------------------------------------------------------------
 
 
-@given(batch=batches, device=st.sampled_from(ACCELERATORS))
-def test_to_device_keeps_the_structure(kata, batch, device):
-    call = f"to_device({outline(batch)}, {device!r})"
+@given(batch=batches, machine=existing_accelerators())
+def test_to_device_keeps_the_structure(kata, batch, machine):
+    n, device = machine
+    call = f"to_device({outline(batch)}, {device!r}) on a machine with {n} GPU(s)"
     before = snapshot(batch)
-    with spy_moves() as moves:
+    with fake_gpus(n), spy_moves() as moves:
         out = call_to_device(kata, batch, device, call)
     check_batch_untouched(call, batch, before)
     check_structure(call, batch, out, moved_by(call, moves, device, pinned=[]))
 
 
 TARGET_KINDS = {
-    "accelerator": st.sampled_from(ACCELERATORS),
-    "cpu": cpu_spellings(),
-    "meta": st.sampled_from(METAS),
+    "accelerator": existing_accelerators(),
+    "cpu": st.tuples(gpu_counts, cpu_spellings()),
+    "meta": st.tuples(gpu_counts, st.sampled_from(METAS)),
 }
 
 
@@ -655,12 +699,15 @@ TARGET_KINDS = {
 @pytest.mark.parametrize("kind", TARGET_KINDS)
 @given(data=st.data(), batch=batches)
 def test_to_device_non_blocking_only_when_pinned(kata, kind, data, batch):
-    device = data.draw(TARGET_KINDS[kind], label="device")
+    n, device = data.draw(TARGET_KINDS[kind], label="machine and device")
     found = tensors_in(batch)
     flags = data.draw(st.lists(st.booleans(), min_size=len(found), max_size=len(found)), "pinned")
     pinned = [t for t, flag in zip(found, flags, strict=True) if flag]
-    call = f"to_device({outline(batch)}, {device!r}) with {len(pinned)} pinned tensor(s)"
-    with pretend_pinned(pinned), spy_moves() as moves:
+    call = (
+        f"to_device({outline(batch)}, {device!r}) with {len(pinned)} pinned tensor(s), on a "
+        f"machine with {n} GPU(s)"
+    )
+    with fake_gpus(n), pretend_pinned(pinned), spy_moves() as moves:
         out = call_to_device(kata, batch, device, call)
     check_structure(call, batch, out, moved_by(call, moves, device, pinned))
 
@@ -674,9 +721,61 @@ def test_to_device_non_blocking_only_when_pinned(kata, kind, data, batch):
 def test_to_device_quotes_a_bad_device(kata, value, text):
     assume(torch_rejects(text))
     call = f"to_device({outline(value)}, {text!r})"
-    with say.raises(ValueError, call, hint=1) as raised:
+    with say.raises(ValueError, call, hint=3) as raised:
         kata.to_device(value, text)
-    check_quoted(call, raised.value, text, hint=1)
+    check_quoted(call, raised.value, text, hint=3)
+
+
+@given(batch=batches, machine=missing_devices())
+def test_to_device_refuses_a_device_that_does_not_exist(kata, batch, machine):
+    n, device = machine
+    name = str(torch.device(device))
+    gpus = (
+        "no GPU" if n == 0 else "one GPU, cuda:0" if n == 1 else f"{n} GPUs, cuda:0 to cuda:{n - 1}"
+    )
+    call = f"to_device({outline(batch)}, {device!r}) on a machine with {gpus},"
+    before = snapshot(batch)
+    expect = say.raises(ValueError, call, hint=3)
+    with fake_gpus(n), spy_moves() as moves, expect as raised, recursion_budget():
+        kata.to_device(batch, device)
+    assert name in str(raised.value), say(
+        call,
+        f"raised ValueError({str(raised.value)!r}), which does not name the device {name!r}",
+        hint=3,
+    )
+    assert not moves, say(
+        call,
+        f"moved {len(moves)} tensor(s) before it raised; check that the device exists before "
+        "anything is moved",
+        hint=3,
+    )
+    check_batch_untouched(call, batch, before)
+
+
+NOT_DEVICES = [0, 1, None, 1.5, b"cuda", ["cuda"]]
+
+
+@given(value=st.sampled_from(NOT_DEVICES))
+def test_a_device_that_is_not_a_str_is_a_type_error(kata, value):
+    for call, fn in (
+        (f"loader_kwargs({value!r})", lambda: kata.loader_kwargs(value)),
+        (
+            f"to_device([torch.zeros(2)], {value!r})",
+            lambda: kata.to_device([torch.zeros(2)], value),
+        ),
+    ):
+        with fake_gpus(2), spy_moves(), say.raises(TypeError, call, hint=3):
+            fn()
+
+
+@given(
+    device=st.sampled_from(ACCELERATORS) | cpu_spellings(),
+    num_workers=st.sampled_from([True, False, 1.0, "2", None]),
+)
+def test_loader_kwargs_rejects_a_worker_count_that_is_not_an_int(kata, device, num_workers):
+    call = f"loader_kwargs({device!r}, num_workers={num_workers!r})"
+    with say.raises(TypeError, call, hint=3):
+        kata.loader_kwargs(device, num_workers=num_workers)
 
 
 # --- on the real machine: the cuda tier, whose bodies also run on cpu -------------------------
