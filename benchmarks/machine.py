@@ -204,5 +204,5 @@ def describe(*, with_gpus: bool) -> dict[str, object]:
         "gpus": gpus() if with_gpus else [],
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "os": platform.platform(),
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),  # noqa: UP017
     }

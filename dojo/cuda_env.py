@@ -26,11 +26,11 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dojo import _toml  # tomllib, or a reader of its own on Python 3.10
 from dojo import catalogue as _catalogue
 
 TORCH_PIN = "2.13.0"  # pyproject.toml, [dependency-groups] torch
@@ -50,7 +50,7 @@ def requirements(pyproject: Path = _catalogue.ROOT / "pyproject.toml") -> list[s
     """What `nox -s tests-cuda` makes sure of: everything the tests import except torch, that
     is the `test-tools` group and numpy (torch's wheel does not require numpy), as pinned."""
     with pyproject.open("rb") as f:
-        groups = tomllib.load(f)["dependency-groups"]
+        groups = _toml.load(f)["dependency-groups"]
 
     def resolve(name: str) -> list[str]:
         return [
