@@ -648,56 +648,61 @@ def borrow_torch(site: Path, into: Path) -> None:
 
 @pytest.mark.slow
 @needs_nox
-def test_session_fixes_an_env_with_no_numpy_and_pytest_8(tmp_path):
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    site = Path(
-        subprocess.run(
-            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+def test_session_leaves_a_numpy_1_env_as_it_was_and_tests_with_an_overlay(tmp_path):
+    """A conda-like env with numpy 1.26.4 and pytest 8.4.2, both older than the tests need: the
+    session installs newer ones into the overlay, runs with it first on PYTHONPATH, and the
+    env's own packages are the same afterwards."""
+    python, site = throwaway_venv(tmp_path)
+    subprocess.run(
+        [python, "-m", "pip", "install", "-q", "numpy==1.26.4", "pytest==8.4.2"],
+        check=True,
+        timeout=300,
     )
-    borrow_torch(site, tmp_path / "borrowed")
-    subprocess.run([python, "-m", "pip", "install", "-q", "pytest==8.4.2"], check=True, timeout=300)
-    before = subprocess.run(
-        [python, "-c", "import importlib.util as u; print(u.find_spec('numpy'))"],
-        capture_output=True,
-        text=True,
-    )
-    assert before.stdout.strip() == "None", "the throwaway venv must start without numpy"
+    versions = "import numpy, pytest; print(numpy.__version__, pytest.__version__)"
 
+    def env_versions():
+        done = subprocess.run([python, "-c", versions], capture_output=True, text=True)
+        return done.stdout.split()
+
+    before, listing = env_versions(), sorted(os.listdir(site))
+    assert before == ["1.26.4", "8.4.2"], before
+
+    tools = tmp_path / "tools"
     report = tmp_path / "gpu-report.txt"
     args = ("--collect-only", "-q", "--gpu-report", str(report))
     fake = fake_cuda_dir(tmp_path)
-    first = run_session(venv / "bin", *args, fake=fake)
+    venv_env = {"VIRTUAL_ENV": str(python.parent.parent), cuda_env.TOOLS_DIR: str(tools)}
+    first = run_session(python.parent, *args, fake=fake, extra_env=venv_env)
     out = first.stdout + first.stderr
     assert first.returncode == 0, out
-    assert "numpy is missing: installing numpy==2.4.6" in out, out
-    assert "pytest 8.4.2 is too old" in out, out
+    assert "numpy 1.26.4 is too old (the tests use numpy.lib.array_utils" in out, out
+    assert "pytest 8.4.2 is too old" in out and "stay as they are" in out, out
     assert "Invalid requirement" not in out, out
     assert collected(first.stdout) == expected_cuda_items(), out
     assert "GPU 1:" in report.read_text()
 
-    versions = subprocess.run(
-        [python, "-c", "import numpy, pytest; print(numpy.__version__, pytest.__version__)"],
+    assert env_versions() == before, "the env's numpy and pytest must be left as they were"
+    assert sorted(os.listdir(site)) == listing, "nothing may be added to the env's site-packages"
+    (overlay,) = tools.iterdir()
+    seen = subprocess.run(
+        [python, "-c", versions],
+        env={**os.environ, "PYTHONPATH": str(overlay)},
         capture_output=True,
         text=True,
     ).stdout.split()
-    assert versions == ["2.4.6", "9.2.0"], versions
+    assert seen == ["2.4.6", "9.2.0"], f"the run saw {seen} through the overlay"
 
-    # Run again, the plan only (a second session would pay the collection again): all is there.
+    # The plan again (a second session would pay the collection again): the overlay counts.
     again = tmp_path / "again.json"
     subprocess.run(
         [python, "-m", "dojo.cuda_env", "--plan", str(again), *cuda_env.requirements()],
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(fake)},
+        env={**os.environ, "PYTHONPATH": str(fake), cuda_env.TOOLS_DIR: str(tools)},
         capture_output=True,
         timeout=300,
     )
-    assert json.loads(again.read_text()) == {"error": None, "install": [], "notes": []}
+    plan = json.loads(again.read_text())
+    assert (plan["error"], plan["install"]) == (None, []), plan
 
 
 def test_plan_file_is_json_the_session_can_read(tmp_path):
