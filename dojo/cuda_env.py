@@ -1,8 +1,16 @@
 """What a GPU host has: the facts behind `nox -s tests-cuda`, its pytest header and the doctor.
 
-- `python -m dojo.cuda_env --plan FILE REQ...` is what the session runs first. It writes a JSON
-  plan to FILE: `{"error": ..., "install": [...], "notes": [...]}`. The session reads only FILE,
-  never this process's output, where `import torch` may print warnings of its own.
+- `choose_python()` is the session's first step, in nox's own process: which interpreter to test
+  with (the activated venv, the conda env, the first python on PATH, nox's own: the first that
+  has torch), and why. A pyenv shim first on PATH must not hide the env the user activated.
+- `python -m dojo.cuda_env --plan FILE REQ...` is what the session runs next, with that
+  interpreter. It writes a JSON plan to FILE: `{"error": ..., "install": [...], "notes": [...],
+  "overlay": ...}`. The session reads only FILE, never this process's output, where
+  `import torch` may print warnings of its own.
+- `python -m dojo.cuda_env --install RESULT --overlay DIR REQ...` installs what the plan lists
+  into the overlay DIR (`pip install --target`), never into the user's env; the run puts DIR
+  first on PYTHONPATH. Without a network it writes to RESULT the one line that says how to
+  prepare DIR on a login node.
 - `probe()` gathers torch, CUDA, each GPU, the driver and the environment, starting CUDA inside
   `warnings.catch_warnings(record=True)` so that the warnings it raises are reported once.
 - `HOST_WARNINGS` are torch's warnings that describe the machine, not the code under test.
@@ -96,7 +104,6 @@ class Plan:
     install: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     overlay: str | None = None
-    python: str = sys.executable
 
 
 def installed_version(name: str) -> str | None:
@@ -204,6 +211,7 @@ def candidates(environ=os.environ) -> list[Candidate]:
     if on_path:
         shim = " (a pyenv shim)" if Path(on_path).parent.name == "shims" else ""
         add(on_path, f"the first python on PATH{shim}")
+    add(sys.executable, "the python nox runs in")  # `.venv/bin/nox` run without activating
     return out
 
 
@@ -247,6 +255,12 @@ NO_NETWORK = re.compile(
 )
 
 
+def prepare_command(python: str, overlay: str, reqs: list[str]) -> str:
+    """The command that fills the overlay by hand: on a login node, for a compute node."""
+    quoted = " ".join(f"'{r}'" if re.search(r"[<>]", r) else r for r in reqs)
+    return f"{python} -m pip install --target {overlay} {quoted}"
+
+
 def install(overlay: str, reqs: list[str]) -> str | None:
     """`pip install --target OVERLAY REQS`, its output shown as it comes; None when it worked,
     else the one line that says why and what to do. pip is bounded (PIP_TIMEOUT and PIP_RETRIES
@@ -265,8 +279,7 @@ def install(overlay: str, reqs: list[str]) -> str | None:
     out = "".join(shown)
     if proc.returncode == 0:
         return None
-    quoted = " ".join(f"'{r}'" if re.search(r"[<>]", r) else r for r in reqs)
-    prepare = f"{sys.executable} -m pip install --target {overlay} {quoted}"
+    prepare = prepare_command(sys.executable, overlay, reqs)
     if NO_NETWORK.search(out):
         return (
             "tests-cuda: pip could not reach its package index from this machine (a compute node "

@@ -309,6 +309,7 @@ def test_choose_python_prefers_the_activated_venv_then_conda_then_path(tmp_path)
         f"the activated venv ({venv})",
         f"the conda env ({conda})",
         "the first python on PATH (a pyenv shim)",
+        "the python nox runs in",
     ]
 
     def torch_in(*names):
@@ -323,7 +324,7 @@ def test_choose_python_prefers_the_activated_venv_then_conda_then_path(tmp_path)
     assert "it has no torch" in lines[0] and "the conda env" in lines[1], lines
 
     chosen, lines = cuda_env.choose_python(environ, torch_in())
-    assert chosen is None and len(lines) == 3
+    assert chosen is None and len(lines) == 4
     error = cuda_env.no_torch_error(cuda_env.candidates(environ))
     assert all(str(c) in error for c in (venv, conda, shim)), error
 
@@ -353,14 +354,28 @@ def test_a_pyenv_shim_first_on_path_does_not_hide_the_activated_venv(tmp_path):
 
 
 @needs_nox
-def test_without_an_activated_env_the_shim_is_named_in_the_one_line_stop(tmp_path):
+def test_without_an_activated_env_the_shim_is_passed_over_for_nox_own_python(tmp_path):
+    """`.venv/bin/nox` run without activating: the shim's python has no torch, nox's has."""
     shims = pyenv_shim(tmp_path)
     done = run_session(shims, extra_env={"PATH": f"{shims}{os.pathsep}/usr/bin:/bin"})
     out = done.stdout + done.stderr
     assert done.returncode != 0, out
+    shim = f"not {shims / 'python'}, the first python on PATH (a pyenv shim): it has no torch"
+    assert shim in out, out
+    assert "the python nox runs in: it has torch" in out, out
     last = out.strip().splitlines()[-1]
-    assert "aborted: tests-cuda: no torch in" in last, out
-    assert f"{shims / 'python'} (the first python on PATH (a pyenv shim))" in last, last
+    assert "torch.cuda.is_available() is False" in last, "it went on with nox's python"
+
+
+def test_with_no_torch_anywhere_the_stop_names_every_python_it_tried(tmp_path):
+    shim = fake_python(tmp_path / "shims")
+    environ = {"PATH": str(shim.parent)}
+    chosen, _ = cuda_env.choose_python(environ, lambda python: False)
+    error = cuda_env.no_torch_error(cuda_env.candidates(environ))
+    assert chosen is None and "\n" not in error
+    assert error.startswith(f"tests-cuda: no torch in {shim} (the first python on PATH (a pyenv")
+    assert f"{sys.executable} (the python nox runs in)" in error
+    assert "activate the env that holds your CUDA build of torch" in error
 
 
 # --- no internet: a compute node ---------------------------------------------------------------
@@ -711,7 +726,7 @@ def test_plan_file_is_json_the_session_can_read(tmp_path):
     plan_file = tmp_path / "plan.json"
     code = cuda_env.main(["--plan", str(plan_file), "pytest==9.2.0"])
     plan = json.loads(plan_file.read_text())
-    assert set(plan) == {"error", "install", "notes", "overlay", "python"}
+    assert set(plan) == {"error", "install", "notes", "overlay"}
     if torch.cuda.is_available():
         assert code == 0 and plan["error"] is None, plan
     else:
@@ -786,3 +801,40 @@ def test_cuda_tests_reads_marks_fixtures_and_parametrisations(tmp_path):
     path.write_text("import pytest\npytestmark = [pytest.mark.cuda]\n\ndef test_a(kata): ...\n")
     module_marked = cuda_env.cuda_tests(SimpleNamespace(name="x", tests=path))
     assert [(t.name, t.cpu_twin) for t in module_marked] == [("test_a", False)]
+
+
+# --- what the README's GPU hosts section claims ----------------------------------------------
+
+# Each kata with multi_gpu tests, and the words the README uses for what they check.
+README_MULTI_GPU = {
+    "copy_semantics": 'bare `"cuda"` meaning the current GPU',
+    "data_parallel": "`DataParallel` across two GPUs",
+    "distributed": "the two-rank `distributed` run",
+}
+
+
+def readme_gpu_section() -> str:
+    text = (ROOT / "README.md").read_text()
+    start = text.index("## GPU hosts")
+    return " ".join(text[start : text.index("\n## ", start + 1)].split())
+
+
+def test_readme_names_every_kind_of_multi_gpu_test():
+    katas = {k.name for k in _catalogue.katas() if any(t.multi_gpu for t in cuda_env.cuda_tests(k))}
+    assert katas == set(README_MULTI_GPU), "say in README's GPU hosts section what they check"
+    section = readme_gpu_section()
+    for words in README_MULTI_GPU.values():
+        assert words in section, words
+
+
+def test_readme_gpu_section_states_the_floors_the_code_uses():
+    from dojo import doctor
+
+    section = readme_gpu_section()
+    assert f"pytest {cuda_env.FLOORS['pytest'][0].split('.')[0]}," in section
+    assert f"numpy {cuda_env.FLOORS['numpy'][0].split('.')[0]})" in section
+    assert f"needs NVIDIA driver {doctor.DRIVER_FLOORS[13]} or newer" in section
+    assert "torch 2.13.0 is the CUDA 13.0 build" in section and cuda_env.TORCH_PIN == "2.13.0"
+    assert "`$VIRTUAL_ENV`), else the conda env (`$CONDA_PREFIX`), else the first `python`" in (
+        section
+    ), "the order cuda_env.candidates looks in"
