@@ -46,10 +46,12 @@ TORCH_PIN = "2.13.0"  # pyproject.toml, [dependency-groups] torch
 
 # --- which test tools the session installs ----------------------------------------------------
 
-# The oldest version of each tool the tests run with, and why; each was checked by running the
-# cpu tier (the same test bodies) with exactly these versions. A version in the user's env at or
-# above its floor is used as it is. A missing or older one is installed into the overlay (below),
-# never into the user's env: a conda env's numpy 1.x may be what its other packages need.
+# The oldest version of each tool the tests run with, and why. Checked together: the cpu tier
+# (the same test bodies as the cuda tier) with `-n 2`, against the reference, in a venv holding
+# exactly these versions and torch 2.13.0, passed as with the pins. A version in the user's env
+# at or above its floor is used as it is. A missing or older one is installed into the overlay
+# (below), never into the user's env: a conda env's numpy 1.x may be what its other packages
+# need.
 FLOORS = {
     "numpy": ("2.0", "the tests use numpy.lib.array_utils, new in numpy 2.0"),
     "pytest": ("9.0", "the test settings are in pyproject's [tool.pytest], read from pytest 9.0"),

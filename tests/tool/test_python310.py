@@ -9,11 +9,14 @@
 
 from __future__ import annotations
 
+import ast
 import glob
 import os
 import shutil
 import subprocess
+import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -124,3 +127,61 @@ def test_310_first_hop_stops_in_one_line_without_torch_or_nox():
     assert done.returncode != 0
     assert done.stderr.strip().count("\n") == 0, done.stderr
     assert "this needs torch" in done.stderr and "nox -s learn" in done.stderr, done.stderr
+
+
+def cuda_tier_sources() -> list[Path]:
+    """What `nox -s tests-cuda` loads in the user's env: the root conftest, dojo/, reference/
+    and tests/ but the tool tests (ignored), the browser tests and the mistake corpus."""
+    files = [ROOT / "conftest.py", *ROOT.glob("dojo/*.py"), *ROOT.glob("reference/*.py")]
+    files += ROOT.glob("tests/**/*.py")
+    skip = {"tool", "browser", "mistakes"}
+    return sorted(f for f in files if not skip & set(f.relative_to(ROOT).parts))
+
+
+def unguarded_imports(path: Path) -> set[str]:
+    """Top-level names of the modules `path` imports outside a `try: ... except ImportError`."""
+    tree = ast.parse(path.read_text())
+    guarded = {
+        id(node)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.Try)
+        and any(
+            getattr(h.type, "id", None) in ("ImportError", "ModuleNotFoundError")
+            for h in block.handlers
+        )
+        for stmt in block.body
+        for node in ast.walk(stmt)
+    }
+    names = set()
+    for node in ast.walk(tree):
+        if id(node) in guarded:
+            continue
+        if isinstance(node, ast.Import):
+            names |= {a.name.partition(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.partition(".")[0])
+    return names
+
+
+@needs_310
+def test_310_compiles_what_the_cuda_tier_loads_and_has_the_stdlib_it_imports():
+    """No torch for 3.10 here, so the cuda tier cannot run on it: this checks what can fail
+    before torch would matter. Every file compiles on 3.10, and every standard-library module
+    imported unguarded exists in 3.10 (tomllib, new in 3.11, must be behind a try)."""
+    files = cuda_tier_sources()
+    code = (
+        "import sys\n"
+        "for path in sys.argv[1:]:\n"
+        "    compile(open(path, encoding='utf-8').read(), path, 'exec')\n"
+        "print(' '.join(sorted(sys.stdlib_module_names)))\n"
+    )
+    done = run_310("-c", code, *map(str, files))
+    assert done.returncode == 0, done.stderr
+    stdlib_310 = set(done.stdout.split())
+    newer = sys.stdlib_module_names - stdlib_310  # this Python's stdlib, not 3.10's
+    missing = {
+        str(f.relative_to(ROOT)): sorted(unguarded_imports(f) & newer)
+        for f in files
+        if unguarded_imports(f) & newer
+    }
+    assert not missing, f"imports a module 3.10's standard library lacks: {missing}"
