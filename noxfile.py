@@ -180,32 +180,57 @@ def compat(session: nox.Session) -> None:
 def tests_cuda(session: nox.Session) -> None:
     """GPU hosts: the cuda tier against the reference, with the CUDA torch you already have.
 
-    Runs in the current environment (no venv): activate the venv or conda env that holds your
-    CUDA build of torch first. It installs the test tools that are missing or too old, and
-    numpy, never torch; then prints a header about the machine and writes gpu-report.txt.
+    Runs in your environment (no venv): the activated venv ($VIRTUAL_ENV), else the conda env
+    ($CONDA_PREFIX), else the first python on PATH, whichever first has torch; it says which.
+    It never installs torch and never changes your env's packages: the test tools and numpy
+    your env lacks, or has too old, go into an overlay folder put first on PYTHONPATH for this
+    run. Then it prints a header about the machine and writes gpu-report.txt.
     """
+    chosen, looked = _cuda_env.choose_python()
+    for line in looked:
+        session.log(line)
+    if chosen is None:
+        session.error(_cuda_env.no_torch_error(_cuda_env.candidates()))
+    python = chosen.python
     wanted = _cuda_env.requirements()  # what the tests import but torch: test-tools and numpy
     with tempfile.TemporaryDirectory() as tmp:
-        plan_file = Path(tmp, "plan.json")
+        plan_file, result = Path(tmp, "plan.json"), Path(tmp, "install.txt")
         # Its output (stdout and stderr, merged) is never parsed: `import torch` may print
         # warnings there. The plan comes back through plan_file only.
         session.run(
-            "python", "-m", "dojo.cuda_env", "--plan", str(plan_file), *wanted,
+            python, "-m", "dojo.cuda_env", "--plan", str(plan_file), *wanted,
             silent=True, external=True, success_codes=[0, 3],
         )  # fmt: skip
         plan = json.loads(plan_file.read_text())
-    if plan["error"]:
-        session.error(plan["error"])
-    for note in plan["notes"]:
-        session.log(note)
-    if plan["install"]:
-        session.run("python", "-m", "pip", "install", *plan["install"], external=True)
+        if plan["error"]:
+            session.error(plan["error"])
+        for note in plan["notes"]:
+            session.log(note)
+        if plan["install"]:
+            session.run(
+                python, "-m", "dojo.cuda_env", "--install", str(result),
+                "--overlay", plan["overlay"], *plan["install"],
+                external=True, success_codes=[0, 3],
+            )  # fmt: skip
+            if why := result.read_text().strip():
+                session.error(why)
+    env = {
+        **ENV,
+        "KATAS_TESTS_CUDA_PYTHON": f"{python}, {chosen.why}",  # for the header and the report
+        # The chosen env's scripts first, as if activated: a test that starts `python` gets it.
+        "PATH": os.pathsep.join([str(Path(python).parent), os.environ.get("PATH", "")]),
+    }
+    if plan["overlay"] and Path(plan["overlay"]).is_dir():
+        session.log(f"tests-cuda: test tools from {plan['overlay']} first (PYTHONPATH)")
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (plan["overlay"], os.environ.get("PYTHONPATH")) if p
+        )
     # tests/tool tests the tool (benchmarks, watch): no cuda tier, and imports a GPU host's env
     # need not have (matplotlib, watchfiles), which would stop collection.
     session.run(
-        "python", "-m", "pytest", "--impl", "reference", "-m", "cuda", "--require-cuda",
+        python, "-m", "pytest", "--impl", "reference", "-m", "cuda", "--require-cuda",
         "--ignore", "tests/tool", "--gpu-report", "gpu-report.txt", *session.posargs,
-        env=ENV, external=True,
+        env=env, external=True,
     )  # fmt: skip
 
 

@@ -5,6 +5,8 @@ CUDA is touched as late and as little as possible: `cuda_devices()` counts GPUs 
 (its docstring, torch/cuda/__init__.py: "will NOT poison fork if NVML discovery succeeds"), so
 the DataLoader benchmarks can still fork their workers afterwards. `gpus()` reads device
 properties, which initialises CUDA: call it after every experiment that forks.
+`cuda_start_error()` asks, in a child process, whether CUDA starts at all: NVML can count a GPU
+that CUDA cannot use (a driver too old for torch's CUDA).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import platform
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 # Per lane and direction, after line encoding (8b/10b up to gen 2, 128b/130b for gens 3-5,
@@ -67,6 +70,38 @@ def cuda_devices() -> int:
     import torch
 
     return torch.cuda.device_count()
+
+
+# Run in a child process: starting CUDA here would keep this process from forking DataLoader
+# workers afterwards. It starts CUDA and reads each device's properties, as `gpus()` will.
+_CUDA_START = """
+import sys, warnings
+import torch
+warnings.simplefilter("ignore")
+try:
+    torch.cuda.init()
+    for i in range(torch.cuda.device_count()):
+        torch.cuda.get_device_properties(i)
+except Exception as err:
+    print(f"{type(err).__name__}: {err}".strip().splitlines()[0])
+    sys.exit(3)
+"""
+
+
+def cuda_start_error(timeout: float = 300) -> str | None:
+    """Why CUDA cannot start on this machine, or None when it does. NVML can count a GPU that
+    CUDA cannot use (a driver older than torch's CUDA needs): only CUDA itself can say, so ask
+    it, in a child process (see `_CUDA_START`)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _CUDA_START], capture_output=True, text=True, timeout=timeout
+        )
+    except (OSError, subprocess.SubprocessError) as err:
+        return f"could not ask CUDA ({type(err).__name__}: {err})"
+    if done.returncode == 0:
+        return None
+    lines = (done.stdout or done.stderr).strip().splitlines()
+    return lines[-1] if lines else f"exit status {done.returncode}"
 
 
 def _pci_address(props) -> tuple[int, int, int] | None:
@@ -169,7 +204,11 @@ def gpus() -> list[dict[str, object]]:
         return []
     out = []
     for i in range(torch.cuda.device_count()):
-        props = torch.cuda.get_device_properties(i)
+        try:
+            props = torch.cuda.get_device_properties(i)
+        except Exception as err:  # a record of the machine, never a reason to lose the results
+            out.append({"index": i, "error": f"{type(err).__name__}: {err}"})
+            continue
         out.append(
             {
                 "index": i,
@@ -204,5 +243,5 @@ def describe(*, with_gpus: bool) -> dict[str, object]:
         "gpus": gpus() if with_gpus else [],
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "os": platform.platform(),
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),  # noqa: UP017
     }

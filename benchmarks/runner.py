@@ -81,16 +81,21 @@ def _list() -> int:
 
 
 def _cuda_reason() -> str | None:
-    """Why the cuda experiments cannot run here, or None. Does not initialise CUDA."""
+    """Why the cuda experiments cannot run here, or None. Does not initialise CUDA in this
+    process: NVML counts the devices, and a child process checks that CUDA starts."""
     import torch
 
     from benchmarks import machine
 
-    if machine.cuda_devices() > 0:
-        return None
-    if torch.version.cuda is None:
-        return f"needs a CUDA device: torch {torch.__version__} is built without CUDA"
-    return f"needs a CUDA device: torch {torch.__version__} sees none"
+    if machine.cuda_devices() == 0:
+        if torch.version.cuda is None:
+            return f"needs a CUDA device: torch {torch.__version__} is built without CUDA"
+        return f"needs a CUDA device: torch {torch.__version__} sees none"
+    # NVML counted a GPU; CUDA may still not start (a driver older than torch's CUDA needs).
+    why = machine.cuda_start_error()
+    if why is not None:
+        return f"needs a CUDA device that starts: CUDA did not ({why}); see python -m katas doctor"
+    return None
 
 
 def run(

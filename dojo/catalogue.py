@@ -4,10 +4,11 @@ pitfalls."""
 from __future__ import annotations
 
 import difflib
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from dojo import _toml  # tomllib, or a reader of its own on Python 3.10
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = Path(__file__).with_name("catalogue.toml")
@@ -88,7 +89,7 @@ class Kata:
 def katas() -> tuple[Kata, ...]:
     """All katas in catalogue order."""
     with CATALOGUE.open("rb") as f:
-        entries = tomllib.load(f)["kata"]
+        entries = _toml.load(f)["kata"]
     return tuple(
         Kata(
             number=i,

@@ -1,8 +1,16 @@
 """What a GPU host has: the facts behind `nox -s tests-cuda`, its pytest header and the doctor.
 
-- `python -m dojo.cuda_env --plan FILE REQ...` is what the session runs first. It writes a JSON
-  plan to FILE: `{"error": ..., "install": [...], "notes": [...]}`. The session reads only FILE,
-  never this process's output, where `import torch` may print warnings of its own.
+- `choose_python()` is the session's first step, in nox's own process: which interpreter to test
+  with (the activated venv, the conda env, the first python on PATH, nox's own: the first that
+  has torch), and why. A pyenv shim first on PATH must not hide the env the user activated.
+- `python -m dojo.cuda_env --plan FILE REQ...` is what the session runs next, with that
+  interpreter. It writes a JSON plan to FILE: `{"error": ..., "install": [...], "notes": [...],
+  "overlay": ...}`. The session reads only FILE, never this process's output, where
+  `import torch` may print warnings of its own.
+- `python -m dojo.cuda_env --install RESULT --overlay DIR REQ...` installs what the plan lists
+  into the overlay DIR (`pip install --target`), never into the user's env; the run puts DIR
+  first on PYTHONPATH. Without a network it writes to RESULT the one line that says how to
+  prepare DIR on a login node.
 - `probe()` gathers torch, CUDA, each GPU, the driver and the environment, starting CUDA inside
   `warnings.catch_warnings(record=True)` so that the warnings it raises are reported once.
 - `HOST_WARNINGS` are torch's warnings that describe the machine, not the code under test.
@@ -26,31 +34,51 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
+import sysconfig
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dojo import _toml  # tomllib, or a reader of its own on Python 3.10
 from dojo import catalogue as _catalogue
 
 TORCH_PIN = "2.13.0"  # pyproject.toml, [dependency-groups] torch
 
 # --- which test tools the session installs ----------------------------------------------------
 
-# A tool older than its floor is upgraded to its pin. Without an entry here the floor is the pin
-# itself: test tools are only test tools. numpy is shared with the rest of a host's env, so it is
-# upgraded only when the tests cannot run with it.
+# The oldest version of each tool the tests run with, and why. Checked together: the cpu tier
+# (the same test bodies as the cuda tier) with `-n 2`, against the reference, in a venv holding
+# exactly these versions and torch 2.13.0, passed as with the pins. A version in the user's env
+# at or above its floor is used as it is. A missing or older one is installed into the overlay
+# (below), never into the user's env: a conda env's numpy 1.x may be what its other packages
+# need.
 FLOORS = {
     "numpy": ("2.0", "the tests use numpy.lib.array_utils, new in numpy 2.0"),
     "pytest": ("9.0", "the test settings are in pyproject's [tool.pytest], read from pytest 9.0"),
+    "hypothesis": ("6.100", "checked from hypothesis 6.100.0"),
+    "pytest-xdist": ("3.5", "checked from pytest-xdist 3.5.0"),
+    "pyyaml": ("6.0", "checked from pyyaml 6.0"),
 }
+
+# Where the session installs what the env lacks, put first on PYTHONPATH for this run only: one
+# folder per Python version and platform (numpy is a binary wheel). KATAS_TOOLS_DIR moves it (a
+# folder on a shared filesystem, prepared on a login node).
+OVERLAY = _catalogue.ROOT / ".nox" / "tests-cuda-tools"
+TOOLS_DIR = "KATAS_TOOLS_DIR"
+
+
+def overlay_dir(environ=os.environ) -> Path:
+    """This interpreter's overlay folder."""
+    base = Path(environ[TOOLS_DIR]) if environ.get(TOOLS_DIR) else OVERLAY
+    tag = f"{sys.implementation.name}{sys.version_info[0]}{sys.version_info[1]}"
+    return base / f"{tag}-{sysconfig.get_platform()}"
 
 
 def requirements(pyproject: Path = _catalogue.ROOT / "pyproject.toml") -> list[str]:
     """What `nox -s tests-cuda` makes sure of: everything the tests import except torch, that
     is the `test-tools` group and numpy (torch's wheel does not require numpy), as pinned."""
     with pyproject.open("rb") as f:
-        groups = tomllib.load(f)["dependency-groups"]
+        groups = _toml.load(f)["dependency-groups"]
 
     def resolve(name: str) -> list[str]:
         return [
@@ -71,11 +99,13 @@ def version_tuple(text: str) -> tuple[int, ...]:
 
 @dataclass
 class Plan:
-    """What the session does before pytest: stop with `error`, or install `install`."""
+    """What the session does before pytest: stop with `error`, or install `install` (pip
+    requirements) into `overlay`, which the run puts first on PYTHONPATH."""
 
     error: str | None = None
     install: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    overlay: str | None = None
 
 
 def installed_version(name: str) -> str | None:
@@ -85,21 +115,37 @@ def installed_version(name: str) -> str | None:
         return None
 
 
-def plan_tools(requirements: list[str], installed=installed_version) -> Plan:
-    """Which of `requirements` (`name==version`) to install: the missing and the too old."""
-    plan = Plan()
+def wanted(req: str) -> tuple[str, str, str]:
+    """`name==pin` → (name, the floor, why the floor)."""
+    name, sep, pin = req.partition("==")
+    if not sep:
+        raise ValueError(f"{req!r}: expected name==version, as in pyproject's groups")
+    floor, why = FLOORS.get(name.lower(), (pin, f"the tests are checked with {req}"))
+    return name, floor, why
+
+
+def plan_tools(requirements: list[str], installed=installed_version, overlay: str = "") -> Plan:
+    """Which of `requirements` (`name==pin`) the overlay needs: the missing, and those older
+    than their floor. Each is asked as `name>=floor,<=pin`: the pin where this Python has it
+    (numpy 2.4.6 needs Python 3.11; on 3.10 pip takes the newest 2.2)."""
+    plan = Plan(overlay=overlay or None)
+    where = f" into {overlay}" if overlay else ""
     for req in requirements:
-        name, sep, pin = req.partition("==")
-        if not sep:
-            raise ValueError(f"{req!r}: expected name==version, as in pyproject's groups")
+        name, floor, why = wanted(req)
+        pin = req.partition("==")[2]
         have = installed(name)
-        floor, why = FLOORS.get(name.lower(), (pin, f"the tests are checked with {req}"))
+        ask = f"{name}>={floor},<={pin}" if version_tuple(floor) < version_tuple(pin) else req
         if have is None:
-            plan.install.append(req)
-            plan.notes.append(f"{name} is missing: installing {req}")
+            plan.install.append(ask)
+            plan.notes.append(f"{name} is missing: installing {ask}{where}")
         elif version_tuple(have) < version_tuple(floor):
-            plan.install.append(req)
-            plan.notes.append(f"{name} {have} is too old ({why}): installing {req}")
+            plan.install.append(ask)
+            plan.notes.append(f"{name} {have} is too old ({why}): installing {ask}{where}")
+    if plan.install and overlay:
+        plan.notes.append(
+            f"the overlay comes first on PYTHONPATH for this run only; {sys.executable}'s own "
+            "packages stay as they are"
+        )
     return plan
 
 
@@ -119,7 +165,10 @@ def plan(requirements: list[str]) -> Plan:
             "CUDA device (torch.cuda.is_available() is False); run it on a GPU host, or see "
             "python -m katas doctor"
         )
-    result = plan_tools(requirements)
+    overlay = overlay_dir()
+    if overlay.is_dir():  # what an earlier run installed there counts as installed
+        sys.path.insert(0, str(overlay))
+    result = plan_tools(requirements, overlay=str(overlay))
     if version_tuple(torch.__version__)[:2] != version_tuple(TORCH_PIN)[:2]:
         result.notes.append(
             f"torch is {torch.__version__}; the katas are checked against torch=={TORCH_PIN}, "
@@ -128,9 +177,122 @@ def plan(requirements: list[str]) -> Plan:
     if result.install and importlib.util.find_spec("pip") is None:
         result.error = (
             f"tests-cuda: {sys.executable} has no pip to install {' '.join(result.install)}; "
-            "install them yourself (uv: uv pip install ...), then run nox -s tests-cuda again"
+            f"install them into {result.overlay} (uv pip install --target ...), then run nox "
+            "-s tests-cuda again"
         )
     return result
+
+
+# --- the interpreter the session tests with ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Candidate:
+    python: str
+    why: str
+
+
+def candidates(environ=os.environ) -> list[Candidate]:
+    """Where the user's torch may be, in order: the activated venv, the active conda env, then
+    the first `python` on PATH. A pyenv shim puts pyenv's own Python first on PATH, so PATH alone
+    would miss an activated env whose python comes later."""
+    out: list[Candidate] = []
+    windows = os.name == "nt"
+
+    def add(python: Path | str | None, why: str) -> None:
+        if python and Path(python).is_file() and str(python) not in [c.python for c in out]:
+            out.append(Candidate(str(python), why))
+
+    if venv := environ.get("VIRTUAL_ENV"):
+        add(Path(venv, "Scripts" if windows else "bin", "python"), f"the activated venv ({venv})")
+        if windows:
+            add(Path(venv, "Scripts", "python.exe"), f"the activated venv ({venv})")
+    if conda := environ.get("CONDA_PREFIX"):
+        add(Path(conda, "python.exe" if windows else "bin/python"), f"the conda env ({conda})")
+    on_path = shutil.which("python", path=environ.get("PATH"))
+    if on_path:
+        shim = " (a pyenv shim)" if Path(on_path).parent.name == "shims" else ""
+        add(on_path, f"the first python on PATH{shim}")
+    add(sys.executable, "the python nox runs in")  # `.venv/bin/nox` run without activating
+    return out
+
+
+def has_torch(python: str) -> bool:
+    """Can `python` find torch? Asked without importing it (find_spec: a fraction of a second)."""
+    code = "import importlib.util, sys; sys.exit(importlib.util.find_spec('torch') is None)"
+    try:
+        return subprocess.run([python, "-c", code], capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def choose_python(environ=os.environ, has_torch=has_torch) -> tuple[Candidate | None, list[str]]:
+    """The first candidate that has torch, and a line for each candidate looked at."""
+    lines = []
+    found = candidates(environ)
+    for cand in found:
+        if has_torch(cand.python):
+            lines.append(f"tests-cuda: testing with {cand.python}, {cand.why}: it has torch")
+            return cand, lines
+        lines.append(f"tests-cuda: not {cand.python}, {cand.why}: it has no torch")
+    return None, lines
+
+
+def no_torch_error(looked: list[Candidate]) -> str:
+    where = "; ".join(f"{c.python} ({c.why})" for c in looked) or "no python on PATH"
+    return (
+        f"tests-cuda: no torch in {where}; activate the env that holds your CUDA build of "
+        "torch (. .venv/bin/activate, conda activate ...), then run nox -s tests-cuda again"
+    )
+
+
+# --- installing into the overlay --------------------------------------------------------------
+
+# What pip prints when it cannot reach its index (urllib3, requests and socket errors).
+NO_NETWORK = re.compile(
+    r"NewConnectionError|Failed to establish a new connection|Temporary failure in name "
+    r"resolution|Name or service not known|Network is unreachable|No route to host|Connection "
+    r"refused|ConnectTimeoutError|Read timed out|ProxyError|Max retries exceeded|"
+    r"nodename nor servname"
+)
+
+
+def prepare_command(python: str, overlay: str, reqs: list[str]) -> str:
+    """The command that fills the overlay by hand: on a login node, for a compute node."""
+    quoted = " ".join(f"'{r}'" if re.search(r"[<>]", r) else r for r in reqs)
+    return f"{python} -m pip install --target {overlay} {quoted}"
+
+
+def install(overlay: str, reqs: list[str]) -> str | None:
+    """`pip install --target OVERLAY REQS`, its output shown as it comes; None when it worked,
+    else the one line that says why and what to do. pip is bounded (PIP_TIMEOUT and PIP_RETRIES
+    when unset: 15 s, 1 retry): a compute node without internet fails in seconds, not minutes."""
+    command = [sys.executable, "-m", "pip", "install", "--target", overlay, "--upgrade"]
+    env = {"PIP_TIMEOUT": "15", "PIP_RETRIES": "1", **os.environ}
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    shown = []
+    with subprocess.Popen(
+        [*command, *reqs], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as proc:
+        for line in proc.stdout:  # shown as it comes: a download is seen to move
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            shown.append(line)
+    out = "".join(shown)
+    if proc.returncode == 0:
+        return None
+    prepare = prepare_command(sys.executable, overlay, reqs)
+    if NO_NETWORK.search(out):
+        return (
+            "tests-cuda: pip could not reach its package index from this machine (a compute node "
+            f"without internet?). On a login node, with the same env and this folder on the "
+            f"shared filesystem, run: {prepare} ; then run nox -s tests-cuda here again"
+        )
+    last = next((ln.strip() for ln in reversed(out.splitlines()) if "ERROR" in ln), "")
+    return (
+        f"tests-cuda: pip could not install the test tools ({last or f'exit {proc.returncode}'}"
+        f"); run {prepare} yourself, then run nox -s tests-cuda again"
+    )
 
 
 # --- the warnings that describe the host ------------------------------------------------------
@@ -257,6 +419,7 @@ class Host:
     order: str | None = None  # CUDA_DEVICE_ORDER
     init_error: str | None = None
     warnings: list[Seen] = field(default_factory=list)
+    chosen: str | None = None  # why `nox -s tests-cuda` tests with this python, as it said
 
     def header(self) -> list[str]:
         """The lines the cuda tier prints before its tests, and writes into its report."""
@@ -266,6 +429,7 @@ class Host:
         kernels = f" (kernels: {' '.join(self.arch_list)})" if self.arch_list else ""
         lines = [
             f"python {self.python} ({self.executable})",
+            *([f"chosen by nox -s tests-cuda: {self.chosen}"] if self.chosen else []),
             f"torch {self.torch}, {build}{kernels}",
             f"driver: {self.driver or 'unknown'}"
             + ("" if self.nvidia_smi else " (nvidia-smi is not on PATH)"),
@@ -319,6 +483,7 @@ def probe() -> Host:
         visible=os.environ.get("CUDA_VISIBLE_DEVICES"),
         order=os.environ.get("CUDA_DEVICE_ORDER"),
         nvidia_smi=shutil.which("nvidia-smi"),
+        chosen=os.environ.get("KATAS_TESTS_CUDA_PYTHON"),
     )
     host.driver = driver_version(host.nvidia_smi)
     try:
@@ -521,9 +686,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dojo.cuda_env", description="Plan nox -s tests-cuda for this env."
     )
-    parser.add_argument("--plan", type=Path, required=True, help="write the JSON plan here")
+    parser.add_argument("--plan", type=Path, help="write the JSON plan here")
+    parser.add_argument(
+        "--install", type=Path, metavar="RESULT", help="install REQ... into --overlay; write "
+        "to RESULT the one line that says why it failed (empty when it worked)",
+    )  # fmt: skip
+    parser.add_argument("--overlay", help="the folder --install installs into")
     parser.add_argument("requirements", nargs="*", help="name==version, one per tool")
     args = parser.parse_args(argv)
+    if args.install:
+        if not args.overlay:
+            parser.error("--install needs --overlay")
+        why = install(args.overlay, args.requirements)
+        args.install.write_text(why or "")
+        return 3 if why else 0
+    if not args.plan:
+        parser.error("say --plan FILE or --install RESULT")
     result = plan(args.requirements)
     args.plan.write_text(json.dumps(result.__dict__, indent=1))
     return 3 if result.error else 0

@@ -157,6 +157,31 @@ def builds_for(capability: tuple[int, int]) -> list[str]:
     return out
 
 
+# The oldest Linux driver each CUDA major version runs on, by CUDA's minor-version compatibility
+# (NVIDIA's CUDA release notes, "CUDA Driver": 13.x from 580, 12.x from 525.60.13, 11.x from
+# 450.80.02). The default PyPI wheel of torch 2.13 on Linux x86_64 is the CUDA 13.0 build: its
+# metadata requires cuda-toolkit==13.0.3, so it needs driver 580 or newer.
+DRIVER_FLOORS = {13: 580, 12: 525, 11: 450}
+
+
+def driver_floor(torch_cuda: str | None) -> int | None:
+    """The oldest driver (major version) a torch built for CUDA `torch_cuda` runs on."""
+    major = cuda_env.version_tuple(torch_cuda or "")[:1]
+    return DRIVER_FLOORS.get(major[0]) if major else None
+
+
+def driver_major(driver: str | None) -> int | None:
+    """`"535.104.05"` → 535; None when nvidia-smi could not say."""
+    found = re.match(r"(\d+)\.", driver or "")
+    return int(found.group(1)) if found else None
+
+
+def driver_too_old(host: cuda_env.Host) -> int | None:
+    """The driver this torch needs, when the one nvidia-smi reports is older; else None."""
+    floor, have = driver_floor(host.torch_cuda), driver_major(host.driver)
+    return floor if floor is not None and have is not None and have < floor else None
+
+
 def cuda_variants() -> list[str]:
     import torch.cuda
 
@@ -276,6 +301,11 @@ def render(found: Findings, katas=None) -> str:
         (
             "NVIDIA driver",
             f"{host.driver or 'version unknown'} (nvidia-smi: {host.nvidia_smi})"
+            + (
+                f"; too old for torch's CUDA {host.torch_cuda}, which needs {floor} or newer"
+                if (floor := driver_too_old(host))
+                else ""
+            )
             if host.nvidia_smi
             else "none found (nvidia-smi is not on PATH)",
         ),
@@ -383,6 +413,8 @@ def advice(found: Findings) -> list[str]:
             "newer than the 'CUDA Version' that nvidia-smi prints (the newest its driver "
             "supports)."
         )
+    elif floor := driver_too_old(host):
+        tips.append(driver_advice(host, floor))
     elif host.torch_cuda and not host.available:
         if host.nvidia_smi:
             tips.append(
@@ -443,6 +475,29 @@ def advice(found: Findings) -> list[str]:
                 "as skipped. To run it, use a GPU host: see docs/gpu-hosts.md."
             )
     return tips
+
+
+def driver_advice(host: cuda_env.Host, floor: int) -> str:
+    """The driver is older than this torch's CUDA needs: update it, or take an older CUDA."""
+    have = driver_major(host.driver) or 0
+    release = (host.torch or cuda_env.TORCH_PIN).split("+")[0]
+    fits = [f"cu{c.replace('.', '')}" for c in cuda_variants() if (driver_floor(c) or 999) <= have]
+    if fits:
+        others = f" (or {', '.join(fits[:-1])})" if len(fits) > 1 else ""
+        fix = (
+            f", or install a torch built for an older CUDA that this driver runs: pip install "
+            f"torch=={release} --index-url {INDEX}/{fits[-1]}{others}, no newer than the 'CUDA "
+            "Version' that nvidia-smi prints"
+        )
+    else:
+        fix = f" (no CUDA build of torch {release} runs on driver {have}; an older torch may)"
+    return (
+        f"The NVIDIA driver is {host.driver}, but this torch ({host.torch}) is built for CUDA "
+        f"{host.torch_cuda}, which needs driver {floor} or newer: CUDA cannot start, and "
+        f"torch.cuda.is_available() is False. The default PyPI wheel of torch "
+        f"{cuda_env.TORCH_PIN} is the CUDA 13.0 build. Update the driver to {floor} or newer"
+        f"{fix}. More: python -m katas explain 'The NVIDIA driver on your system is too old'."
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -21,10 +21,11 @@ import re
 import subprocess
 import sys
 import textwrap
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from dojo import _toml  # tomllib, or a reader of its own on Python 3.10 (doctor points here)
 
 INDEX = Path(__file__).with_name("errors.toml")
 ROOT = INDEX.parent.parent
@@ -153,7 +154,7 @@ def load(path: Path = INDEX) -> tuple[Entry, ...]:
     """Every entry of the index, in the file's order. A malformed entry is a ValueError that
     names it and what is wrong."""
     with open(path, "rb") as f:
-        raw = tomllib.load(f).get("entry", [])
+        raw = _toml.load(f).get("entry", [])
     entries = tuple(_entry(n, e) for n, e in enumerate(raw, start=1))
     ids = [e.id for e in entries]
     if duplicates := sorted({i for i in ids if ids.count(i) > 1}):

@@ -27,6 +27,7 @@ import pytest
 from dojo import catalogue as _catalogue
 from dojo import cuda_env
 
+UTC = datetime.timezone.utc  # noqa: UP017 (datetime.UTC is new in 3.11; hosts run 3.10 too)
 _HOST = pytest.StashKey[cuda_env.Host]()
 
 
@@ -143,7 +144,7 @@ class _Report:
         counts = ", ".join(f"{len(v)} {k}" for k, v in self.lines.items()) or "no test ran"
         lines = [
             "PyTorch GPU Katas: cuda tier report (attach this file to a bug report)",
-            f"written: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M UTC}",
+            f"written: {datetime.datetime.now(UTC):%Y-%m-%d %H:%M UTC}",
             f"repository: {_commit()}",
             f"command: pytest {' '.join(self.config.invocation_params.args)}",
             "",

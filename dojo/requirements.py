@@ -7,8 +7,7 @@ the slow `pip install` when they match.
 
 from __future__ import annotations
 
-import tomllib
-
+from dojo import _toml  # tomllib, or a reader of its own on Python 3.10
 from dojo.catalogue import ROOT
 
 STAMP = "katas-requirements.txt"
@@ -19,7 +18,7 @@ def group(name: str, groups: dict | None = None) -> list[str]:
     """A dependency group with its `include-group`s expanded (PEP 735)."""
     if groups is None:
         with (ROOT / "pyproject.toml").open("rb") as f:
-            groups = tomllib.load(f)["dependency-groups"]
+            groups = _toml.load(f)["dependency-groups"]
     out = []
     for item in groups[name]:
         out += group(item["include-group"], groups) if isinstance(item, dict) else [item]

@@ -365,6 +365,64 @@ def test_only_a_gpu_experiment_here_is_skipped_not_failed(tmp_path):
     assert [s["name"] for s in data["skipped"]] == ["row_transfer"]
 
 
+# --- NVML sees a GPU, CUDA cannot start (a driver too old for torch's CUDA) --------------------
+
+OLD_DRIVER = (
+    "The NVIDIA driver on your system is too old (found version 12080). Please update your GPU "
+    "driver by downloading and installing a new version from the URL: "
+    "http://www.nvidia.com/Download/index.aspx"
+)
+
+
+def old_driver(monkeypatch):
+    """What torch does on such a host: NVML counts one GPU, while starting CUDA, or reading a
+    device's properties, raises the driver's RuntimeError (here, and in the child process
+    `cuda_start_error` asks)."""
+    monkeypatch.setattr(machine, "cuda_devices", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError(OLD_DRIVER)
+
+    monkeypatch.setattr(torch.cuda, "get_device_properties", refuse)
+    child = f"import torch\ndef _refuse(*a, **k):\n    raise RuntimeError({OLD_DRIVER!r})\n"
+    child += "torch.cuda.init = _refuse\n"
+    start = getattr(machine, "_CUDA_START", "")  # absent before the gate asked CUDA itself
+    monkeypatch.setattr(machine, "_CUDA_START", child + start, raising=False)
+
+
+def test_a_gpu_that_nvml_sees_and_cuda_cannot_start_is_skipped_with_why(tmp_path, monkeypatch):
+    if HAS_CUDA:
+        pytest.skip("this machine has a CUDA device")
+    old_driver(monkeypatch)
+    argv = ["--smoke", "--only", "row_transfer", "--only", "same_device_to", "--out"]
+    assert runner.main([*argv, str(tmp_path)]) == 0
+    data = json.loads((tmp_path / "results.json").read_text())
+    (skipped,) = data["skipped"]
+    assert skipped["name"] == "row_transfer", data["skipped"]
+    assert (
+        "CUDA did not" in skipped["reason"]
+        and "driver on your system is too old" in (skipped["reason"])
+    ), skipped
+    assert "same_device_to" in data["experiments"], "the CPU experiments still run"
+    assert data["failed"] == [] and data["machine"]["gpus"] == []
+
+
+def test_gpus_records_a_device_whose_properties_cannot_be_read(monkeypatch):
+    old_driver(monkeypatch)
+    (gpu,) = machine.gpus()
+    assert gpu["index"] == 0 and "too old" in gpu["error"], gpu
+
+
+def test_cuda_start_error_asks_cuda_itself_in_a_child_process():
+    why = machine.cuda_start_error()
+    if torch.cuda.is_available():
+        assert why is None, why
+    else:  # this CPU build: torch.cuda.init() raises, in the child, and is reported in one line
+        assert why and "\n" not in why, why
+    assert not torch.cuda.is_initialized(), "this process must not have started CUDA"
+
+
 # --- the GPU experiments' code, on the CPU ----------------------------------------------------
 
 

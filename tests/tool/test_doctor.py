@@ -201,6 +201,65 @@ def test_a_cuda_torch_that_sees_no_gpu_next_to_a_driver_points_at_the_usual_caus
 
 
 @pytest.mark.parametrize(
+    ("driver", "torch_cuda", "floor", "fix"),
+    [
+        (
+            "535.104.05",
+            "13.0",
+            580,
+            "--index-url https://download.pytorch.org/whl/cu129 (or cu126)",
+        ),
+        ("575.57.08", "13.0", 580, "/whl/cu129 (or cu126)"),
+        ("470.256.02", "13.0", 580, "no CUDA build of torch 2.13.0 runs on driver 470"),
+        ("470.256.02", "12.6", 525, "no CUDA build"),
+    ],
+    ids=["535", "575", "470", "470 with cu126"],
+)
+def test_a_driver_older_than_the_wheels_cuda_says_the_floor_and_the_fix(
+    driver, torch_cuda, floor, fix
+):
+    """The default PyPI wheel of 2.13 is the CUDA 13.0 build: it needs driver 580 or newer."""
+    host = gpu_host(0, driver=driver, torch_cuda=torch_cuda, torch=f"2.13.0+cu{torch_cuda[:2]}0")
+    tips = doctor.advice(findings(host))
+    text = " ".join(tips)
+    assert f"needs driver {floor} or newer" in text and f"The NVIDIA driver is {driver}" in text
+    assert fix in text, text
+    assert "sees no GPU" not in text, "the driver is the cause: no generic guess next to it"
+    rendered = " ".join(doctor.render(findings(host), katas=[]).split())
+    assert f"{driver} (nvidia-smi: /usr/bin/nvidia-smi); too old for torch's CUDA" in rendered
+
+
+@pytest.mark.parametrize(
+    ("driver", "torch_cuda"),
+    [("580.65.06", "13.0"), ("590.1", "13.0"), ("535.104.05", "12.6"), (None, "13.0")],
+)
+def test_a_driver_new_enough_or_unknown_is_not_called_too_old(driver, torch_cuda):
+    text = advice_text(gpu_host(0, driver=driver, torch_cuda=torch_cuda))
+    assert "needs driver" not in text, text
+
+
+def test_simulated_old_driver_end_to_end(tmp_path):
+    """A fake nvidia-smi reporting driver 535 and torch as the CUDA 13.0 build (this CPU build,
+    with torch.version.cuda set): what a GPU host with an old driver sees."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    smi = bin_dir / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 535.104.05\n")
+    smi.chmod(0o755)
+    code = (
+        "import sys, torch\ntorch.version.cuda = '13.0'\n"
+        "torch.cuda.is_available = lambda: False\n"
+        "from dojo import doctor\nsys.exit(doctor.main())"
+    )
+    env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    done = run_doctor(tmp_path, env=env, code=code)
+    assert done.returncode == 0, done.stderr
+    out = " ".join(done.stdout.split())
+    assert "needs driver 580 or newer" in out and "535.104.05" in out, out
+    assert "/whl/cu129 (or cu126)" in out, out
+
+
+@pytest.mark.parametrize(
     ("environ", "words"),
     [
         (

@@ -78,14 +78,26 @@ def fake_cuda_dir(tmp_path: Path) -> Path:
     return where
 
 
-def run_session(bin_dir: Path, *posargs: str, fake: Path | None = None, timeout: int = 300):
-    """`nox -s tests-cuda -- POSARGS` with `bin_dir`'s python first on PATH, as if activated."""
+def run_session(
+    bin_dir: Path,
+    *posargs: str,
+    fake: Path | None = None,
+    timeout: int = 300,
+    path_first: Path | None = None,
+    extra_env: dict[str, str] | None = None,
+):
+    """`nox -s tests-cuda -- POSARGS` with `bin_dir`'s python first on PATH, as if activated
+    (`path_first` before it: a pyenv shim's folder); `extra_env` adds VIRTUAL_ENV and such."""
     if fake is not None:
         assert "--collect-only" in posargs, "with fake CUDA, never run a cuda test body"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    drop = ("PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX", cuda_env.TOOLS_DIR)
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env["PATH"] = os.pathsep.join(
+        str(p) for p in (path_first, bin_dir, env.get("PATH", "")) if p is not None
+    )
     if fake is not None:
         env["PYTHONPATH"] = str(fake)
+    env.update(extra_env or {})
     cmd = [NOX, "-f", str(ROOT / "noxfile.py"), "-s", "tests-cuda"]
     return subprocess.run(
         [*cmd, "--", *posargs] if posargs else cmd,
@@ -95,6 +107,23 @@ def run_session(bin_dir: Path, *posargs: str, fake: Path | None = None, timeout:
         text=True,
         timeout=timeout,
     )
+
+
+def pyenv_shim(tmp_path: Path) -> Path:
+    """A folder `shims/` holding `python`, a script like pyenv's shim that runs pyenv's own
+    Python (the base interpreter of this venv, which has no torch). Returns the folder."""
+    base = Path(getattr(sys, "_base_executable", "") or "")
+    if not base.is_file() or base == Path(sys.executable):
+        pytest.skip("this venv's base interpreter is not at hand")
+    code = "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is not None)"
+    if subprocess.run([base, "-c", code]).returncode != 0:
+        pytest.skip(f"{base} has torch: it cannot stand for pyenv's own Python")
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    shim = shims / "python"
+    shim.write_text(f'#!/usr/bin/env bash\nset -e\nexec "{base}" "$@"\n')
+    shim.chmod(0o755)
+    return shims
 
 
 def expected_cuda_items() -> set[str]:
@@ -122,24 +151,32 @@ PINS = ["hypothesis==6.170.15", "pytest==9.2.0", "pytest-xdist==3.8.0", "numpy==
         ({"hypothesis": "6.170.15", "pytest": "9.2.0", "pytest-xdist": "3.8.0"}, ["numpy"]),
         ({"numpy": "2.4.6", "pytest": "8.4.2", "hypothesis": "6.170.15"}, ["pytest", "xdist"]),
         (
-            {"numpy": "1.26.4", "pytest": "9.0.0", "hypothesis": "6.99.0"},
+            {"numpy": "1.26.4", "pytest": "9.0.0", "hypothesis": "6.99.0"},  # floor: 6.100
             ["hypothesis", "numpy", "xdist"],
         ),
         ({"numpy": "2.1.0", "pytest": "9.3.0", "hypothesis": "6.200.1", "pytest-xdist": "3.9"}, []),
+        ({"numpy": "2.0.0", "pytest": "9.0.0", "hypothesis": "6.100.0", "pytest-xdist": "3.5"}, []),
     ],
-    ids=["no numpy", "pytest 8", "old numpy and hypothesis", "newer is kept"],
+    ids=["no numpy", "pytest 8", "old numpy and hypothesis", "newer is kept", "floors are kept"],
 )
 def test_plan_installs_the_missing_and_the_too_old(have, install):
-    plan = cuda_env.plan_tools(PINS, installed=have.get)
-    got = sorted(re.sub(r"==.*|pytest-", "", req) for req in plan.install)
+    plan = cuda_env.plan_tools(PINS, installed=have.get, overlay="/o")
+    got = sorted(re.sub(r"[=<>].*|pytest-", "", req) for req in plan.install)
     assert got == sorted(install), f"with {have}, planned to install {plan.install}"
-    assert all(req in PINS for req in plan.install), "installs only the pinned requirements"
-    assert len(plan.notes) == len(plan.install), "says why for each install"
+    for req in plan.install:  # from the floor up to the pin: what this Python has nearest it
+        name = re.split(r"[=<>]", req)[0]
+        pin = next(p for p in PINS if p.startswith(f"{name}=="))
+        floor = cuda_env.FLOORS[name][0]
+        assert req == f"{name}>={floor},<={pin.partition('==')[2]}", req
+    assert all(" into /o" in note for note in plan.notes[: len(plan.install)]), plan.notes
+    if plan.install:
+        assert "stay as they are" in plan.notes[-1], "says the env is left alone"
+    assert len(plan.notes) == len(plan.install) + bool(plan.install), "says why for each"
 
 
 def test_plan_says_why_pytest_8_is_too_old():
     plan = cuda_env.plan_tools(["pytest==9.2.0"], installed={"pytest": "8.4.2"}.get)
-    assert plan.install == ["pytest==9.2.0"]
+    assert plan.install == ["pytest>=9.0,<=9.2.0"]
     assert "[tool.pytest]" in plan.notes[0] and "8.4.2" in plan.notes[0]
 
 
@@ -185,7 +222,21 @@ def test_the_session_installs_everything_the_tests_import_except_torch():
             continue
         if path.name == "watch.py":  # only `python -m katas watch` imports it
             continue
-        for node in ast.walk(ast.parse(path.read_text())):
+        tree = ast.parse(path.read_text())
+        optional = {  # `try: import x / except ModuleNotFoundError:` (tomli on Python 3.10)
+            id(node)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.Try)
+            and any(
+                getattr(h.type, "id", None) in ("ImportError", "ModuleNotFoundError")
+                for h in block.handlers
+            )
+            for stmt in block.body + [s for h in block.handlers for s in h.body]
+            for node in ast.walk(stmt)
+        }
+        for node in ast.walk(tree):
+            if id(node) in optional:
+                continue
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -235,6 +286,154 @@ def test_dry_run_with_fake_cuda_collects_the_cuda_tier_and_writes_a_report(tmp_p
     for line in ("torch 2.13.0", "GPU 0:", "GPU 1:", "CUDA_VISIBLE_DEVICES: ", "driver: "):
         assert line in text, f"the report lacks {line!r}:\n{text}"
     assert f"== collected {len(expected_cuda_items())} tests (--collect-only) ==" in text
+
+
+# --- which python: the activated env first, whatever pyenv put on PATH -------------------------
+
+
+def fake_python(where: Path) -> Path:
+    where.mkdir(parents=True)
+    python = where / "python"
+    python.write_text("")
+    python.chmod(0o755)
+    return python
+
+
+def test_choose_python_prefers_the_activated_venv_then_conda_then_path(tmp_path):
+    venv = fake_python(tmp_path / "venv" / "bin").parent.parent
+    conda = fake_python(tmp_path / "conda" / "bin").parent.parent
+    shim = fake_python(tmp_path / "pyenv" / "shims")
+    environ = {"VIRTUAL_ENV": str(venv), "CONDA_PREFIX": str(conda), "PATH": str(shim.parent)}
+    whys = [c.why for c in cuda_env.candidates(environ)]
+    assert whys == [
+        f"the activated venv ({venv})",
+        f"the conda env ({conda})",
+        "the first python on PATH (a pyenv shim)",
+        "the python nox runs in",
+    ]
+
+    def torch_in(*names):
+        return lambda python: any(Path(python).is_relative_to(tmp_path / n) for n in names)
+
+    chosen, lines = cuda_env.choose_python(environ, torch_in("venv", "conda", "pyenv"))
+    assert chosen.python == str(venv / "bin" / "python") and len(lines) == 1
+    assert "testing with" in lines[0] and "the activated venv" in lines[0], lines
+
+    chosen, lines = cuda_env.choose_python(environ, torch_in("conda", "pyenv"))
+    assert chosen.python == str(conda / "bin" / "python"), "the venv has no torch: next is conda"
+    assert "it has no torch" in lines[0] and "the conda env" in lines[1], lines
+
+    chosen, lines = cuda_env.choose_python(environ, torch_in())
+    assert chosen is None and len(lines) == 4
+    error = cuda_env.no_torch_error(cuda_env.candidates(environ))
+    assert all(str(c) in error for c in (venv, conda, shim)), error
+
+
+@needs_nox
+def test_a_pyenv_shim_first_on_path_does_not_hide_the_activated_venv(tmp_path):
+    """nox installed through pyenv: its shim puts pyenv's own Python (no torch) first on PATH.
+    The session tests with the activated venv's python, and says so in its log and report."""
+    plan = cuda_env.plan_tools(cuda_env.requirements())
+    if plan.install:  # never install into the venv running these tests
+        pytest.skip(f"this venv lacks {plan.install}; the slow test covers installing")
+    shims = pyenv_shim(tmp_path)
+    report = tmp_path / "gpu-report.txt"
+    done = run_session(
+        shims, "--collect-only", "-q", "--gpu-report", str(report),
+        fake=fake_cuda_dir(tmp_path),
+        extra_env={"VIRTUAL_ENV": sys.prefix, cuda_env.TOOLS_DIR: str(tmp_path / "tools")},
+    )  # fmt: skip
+    out = done.stdout + done.stderr
+    venv_python = Path(sys.prefix, "bin", "python")
+    assert done.returncode == 0, out
+    assert "has no torch" not in out, out
+    assert f"testing with {venv_python}, the activated venv ({sys.prefix})" in out, out
+    assert collected(done.stdout) == expected_cuda_items(), out
+    chosen = f"chosen by nox -s tests-cuda: {venv_python}, the activated venv ({sys.prefix})"
+    assert chosen in report.read_text(), report.read_text()
+
+
+@needs_nox
+def test_without_an_activated_env_the_shim_is_passed_over_for_nox_own_python(tmp_path):
+    """`.venv/bin/nox` run without activating: the shim's python has no torch, nox's has."""
+    shims = pyenv_shim(tmp_path)
+    done = run_session(shims, extra_env={"PATH": f"{shims}{os.pathsep}/usr/bin:/bin"})
+    out = done.stdout + done.stderr
+    assert done.returncode != 0, out
+    shim = f"not {shims / 'python'}, the first python on PATH (a pyenv shim): it has no torch"
+    assert shim in out, out
+    assert "the python nox runs in: it has torch" in out, out
+    last = out.strip().splitlines()[-1]
+    assert "torch.cuda.is_available() is False" in last, "it went on with nox's python"
+
+
+def test_with_no_torch_anywhere_the_stop_names_every_python_it_tried(tmp_path):
+    shim = fake_python(tmp_path / "shims")
+    environ = {"PATH": str(shim.parent)}
+    chosen, _ = cuda_env.choose_python(environ, lambda python: False)
+    error = cuda_env.no_torch_error(cuda_env.candidates(environ))
+    assert chosen is None and "\n" not in error
+    assert error.startswith(f"tests-cuda: no torch in {shim} (the first python on PATH (a pyenv")
+    assert f"{sys.executable} (the python nox runs in)" in error
+    assert "activate the env that holds your CUDA build of torch" in error
+
+
+# --- no internet: a compute node ---------------------------------------------------------------
+
+NO_INDEX = {  # pip's index at a port where nothing listens: what a node without internet sees
+    "PIP_INDEX_URL": "http://127.0.0.1:9/simple",
+    "PIP_EXTRA_INDEX_URL": "",
+    "PIP_FIND_LINKS": "",
+    "PIP_CONFIG_FILE": os.devnull,
+    "PIP_NO_CACHE_DIR": "1",
+}
+
+
+def test_install_without_network_says_how_to_prepare_on_a_login_node(tmp_path, monkeypatch):
+    for name, value in NO_INDEX.items():
+        monkeypatch.setenv(name, value)
+    overlay = tmp_path / "tools"
+    why = cuda_env.install(str(overlay), ["pytest>=9.0,<=9.2.0"])
+    assert why is not None and "\n" not in why, why
+    assert "could not reach its package index" in why and "login node" in why, why
+    assert f"-m pip install --target {overlay} 'pytest>=9.0,<=9.2.0'" in why, why
+    assert not (overlay / "pytest").exists()
+
+
+def throwaway_venv(tmp_path: Path) -> tuple[Path, Path]:
+    """A venv with no test tools and torch borrowed from this one: (its python, its site)."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    site = Path(
+        subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    borrow_torch(site, tmp_path / "borrowed")
+    return python, site
+
+
+@needs_nox
+def test_session_without_network_stops_in_one_line_and_leaves_the_env_alone(tmp_path):
+    python, site = throwaway_venv(tmp_path)
+    before = sorted(os.listdir(site))
+    tools = tmp_path / "tools"
+    done = run_session(
+        python.parent, "--collect-only", fake=fake_cuda_dir(tmp_path),
+        extra_env={**NO_INDEX, "VIRTUAL_ENV": str(python.parent.parent),
+                   cuda_env.TOOLS_DIR: str(tools)},
+    )  # fmt: skip
+    out = done.stdout + done.stderr
+    assert done.returncode != 0, out
+    last = out.strip().splitlines()[-1]
+    assert "aborted: tests-cuda: pip could not reach its package index" in last, out
+    assert "On a login node" in last and f"--target {tools}/" in last, last
+    assert "test session starts" not in out, "no test should run"
+    assert sorted(os.listdir(site)) == before, "the env must be left as it was"
 
 
 # --- host warnings inside test modules that make warnings errors -------------------------------
@@ -464,56 +663,61 @@ def borrow_torch(site: Path, into: Path) -> None:
 
 @pytest.mark.slow
 @needs_nox
-def test_session_fixes_an_env_with_no_numpy_and_pytest_8(tmp_path):
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    site = Path(
-        subprocess.run(
-            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+def test_session_leaves_a_numpy_1_env_as_it_was_and_tests_with_an_overlay(tmp_path):
+    """A conda-like env with numpy 1.26.4 and pytest 8.4.2, both older than the tests need: the
+    session installs newer ones into the overlay, runs with it first on PYTHONPATH, and the
+    env's own packages are the same afterwards."""
+    python, site = throwaway_venv(tmp_path)
+    subprocess.run(
+        [python, "-m", "pip", "install", "-q", "numpy==1.26.4", "pytest==8.4.2"],
+        check=True,
+        timeout=300,
     )
-    borrow_torch(site, tmp_path / "borrowed")
-    subprocess.run([python, "-m", "pip", "install", "-q", "pytest==8.4.2"], check=True, timeout=300)
-    before = subprocess.run(
-        [python, "-c", "import importlib.util as u; print(u.find_spec('numpy'))"],
-        capture_output=True,
-        text=True,
-    )
-    assert before.stdout.strip() == "None", "the throwaway venv must start without numpy"
+    versions = "import numpy, pytest; print(numpy.__version__, pytest.__version__)"
 
+    def env_versions():
+        done = subprocess.run([python, "-c", versions], capture_output=True, text=True)
+        return done.stdout.split()
+
+    before, listing = env_versions(), sorted(os.listdir(site))
+    assert before == ["1.26.4", "8.4.2"], before
+
+    tools = tmp_path / "tools"
     report = tmp_path / "gpu-report.txt"
     args = ("--collect-only", "-q", "--gpu-report", str(report))
     fake = fake_cuda_dir(tmp_path)
-    first = run_session(venv / "bin", *args, fake=fake)
+    venv_env = {"VIRTUAL_ENV": str(python.parent.parent), cuda_env.TOOLS_DIR: str(tools)}
+    first = run_session(python.parent, *args, fake=fake, extra_env=venv_env)
     out = first.stdout + first.stderr
     assert first.returncode == 0, out
-    assert "numpy is missing: installing numpy==2.4.6" in out, out
-    assert "pytest 8.4.2 is too old" in out, out
+    assert "numpy 1.26.4 is too old (the tests use numpy.lib.array_utils" in out, out
+    assert "pytest 8.4.2 is too old" in out and "stay as they are" in out, out
     assert "Invalid requirement" not in out, out
     assert collected(first.stdout) == expected_cuda_items(), out
     assert "GPU 1:" in report.read_text()
 
-    versions = subprocess.run(
-        [python, "-c", "import numpy, pytest; print(numpy.__version__, pytest.__version__)"],
+    assert env_versions() == before, "the env's numpy and pytest must be left as they were"
+    assert sorted(os.listdir(site)) == listing, "nothing may be added to the env's site-packages"
+    (overlay,) = tools.iterdir()
+    seen = subprocess.run(
+        [python, "-c", versions],
+        env={**os.environ, "PYTHONPATH": str(overlay)},
         capture_output=True,
         text=True,
     ).stdout.split()
-    assert versions == ["2.4.6", "9.2.0"], versions
+    assert seen == ["2.4.6", "9.2.0"], f"the run saw {seen} through the overlay"
 
-    # Run again, the plan only (a second session would pay the collection again): all is there.
+    # The plan again (a second session would pay the collection again): the overlay counts.
     again = tmp_path / "again.json"
     subprocess.run(
         [python, "-m", "dojo.cuda_env", "--plan", str(again), *cuda_env.requirements()],
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(fake)},
+        env={**os.environ, "PYTHONPATH": str(fake), cuda_env.TOOLS_DIR: str(tools)},
         capture_output=True,
         timeout=300,
     )
-    assert json.loads(again.read_text()) == {"error": None, "install": [], "notes": []}
+    plan = json.loads(again.read_text())
+    assert (plan["error"], plan["install"]) == (None, []), plan
 
 
 def test_plan_file_is_json_the_session_can_read(tmp_path):
@@ -522,7 +726,7 @@ def test_plan_file_is_json_the_session_can_read(tmp_path):
     plan_file = tmp_path / "plan.json"
     code = cuda_env.main(["--plan", str(plan_file), "pytest==9.2.0"])
     plan = json.loads(plan_file.read_text())
-    assert set(plan) == {"error", "install", "notes"}
+    assert set(plan) == {"error", "install", "notes", "overlay"}
     if torch.cuda.is_available():
         assert code == 0 and plan["error"] is None, plan
     else:
@@ -597,3 +801,40 @@ def test_cuda_tests_reads_marks_fixtures_and_parametrisations(tmp_path):
     path.write_text("import pytest\npytestmark = [pytest.mark.cuda]\n\ndef test_a(kata): ...\n")
     module_marked = cuda_env.cuda_tests(SimpleNamespace(name="x", tests=path))
     assert [(t.name, t.cpu_twin) for t in module_marked] == [("test_a", False)]
+
+
+# --- what the README's GPU hosts section claims ----------------------------------------------
+
+# Each kata with multi_gpu tests, and the words the README uses for what they check.
+README_MULTI_GPU = {
+    "copy_semantics": 'bare `"cuda"` meaning the current GPU',
+    "data_parallel": "`DataParallel` across two GPUs",
+    "distributed": "the two-rank `distributed` run",
+}
+
+
+def readme_gpu_section() -> str:
+    text = (ROOT / "README.md").read_text()
+    start = text.index("## GPU hosts")
+    return " ".join(text[start : text.index("\n## ", start + 1)].split())
+
+
+def test_readme_names_every_kind_of_multi_gpu_test():
+    katas = {k.name for k in _catalogue.katas() if any(t.multi_gpu for t in cuda_env.cuda_tests(k))}
+    assert katas == set(README_MULTI_GPU), "say in README's GPU hosts section what they check"
+    section = readme_gpu_section()
+    for words in README_MULTI_GPU.values():
+        assert words in section, words
+
+
+def test_readme_gpu_section_states_the_floors_the_code_uses():
+    from dojo import doctor
+
+    section = readme_gpu_section()
+    assert f"pytest {cuda_env.FLOORS['pytest'][0].split('.')[0]}," in section
+    assert f"numpy {cuda_env.FLOORS['numpy'][0].split('.')[0]})" in section
+    assert f"needs NVIDIA driver {doctor.DRIVER_FLOORS[13]} or newer" in section
+    assert "torch 2.13.0 is the CUDA 13.0 build" in section and cuda_env.TORCH_PIN == "2.13.0"
+    assert "`$VIRTUAL_ENV`), else the conda env (`$CONDA_PREFIX`), else the first `python`" in (
+        section
+    ), "the order cuda_env.candidates looks in"
