@@ -43,6 +43,7 @@ import torch
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from dojo import catalogue as _catalogue
 from tests.support import Say, fake_gpus, real_world
 
 say = Say(__name__)
@@ -356,6 +357,22 @@ class World:
 LIBRARIES = tuple(
     {os.path.realpath(sysconfig.get_paths()[k]) for k in ("stdlib", "platstdlib", "purelib")}
 )
+# The repository's own code (the kata under test, a mistake, a solution, a helper it imports),
+# and never a venv or an overlay of tools inside it: on a GPU host, tests-cuda puts numpy and
+# pytest in .nox/tests-cuda-tools/, and torch may come from PYTHONPATH or a .pth file, none of
+# which is a `site-packages` the paths above name.
+REPOSITORY = os.path.realpath(_catalogue.ROOT) + os.sep
+NOT_REPOSITORY = (".nox", ".venv", "venv", "site-packages", "dist-packages")
+
+
+def _library(where: str | None) -> bool:
+    """Is the module at `where` someone else's code (not a kata file the learner wrote)?"""
+    if where is None:
+        return True
+    path = os.path.realpath(where)
+    if path.startswith(LIBRARIES) or not path.startswith(REPOSITORY):
+        return True
+    return any(part in NOT_REPOSITORY for part in path[len(REPOSITORY) :].split(os.sep))
 
 
 def learner_namespaces(kata: types.ModuleType) -> list[dict]:
@@ -374,7 +391,7 @@ def learner_namespaces(kata: types.ModuleType) -> list[dict]:
             continue
         seen.add(id(namespace))
         where = namespace.get("__file__")
-        library = where is None or os.path.realpath(where).startswith(LIBRARIES)
+        library = _library(where)
         if library and namespace is not vars(kata):
             continue
         found.append(namespace)
