@@ -66,6 +66,35 @@ def one_round(backend: str, full: bool, env: dict) -> dict:
         return result
 
 
+LABELS = {
+    "first_verdict_s": "fresh clone to first verdict (s)",
+    "nox_s": "`nox` (s)",
+    "nox_dir_bytes": "`.nox/` afterwards (GB)",
+}
+
+
+def table(data: dict) -> str:
+    """The committed figures as a markdown table, one column per backend (for the site)."""
+    backends = list(data["median"])
+    rows = [
+        "| measure | " + " | ".join(f"nox on {b}" for b in backends) + " |",
+        "| --- |" + " --- |" * len(backends),
+    ]
+    for key, label in LABELS.items():
+        if all(key in data["median"][b] for b in backends):
+            cells = [
+                f"{data['median'][b][key] / 1e9:.2f}" if key.endswith("bytes")
+                else f"{data['median'][b][key]:.1f}"
+                for b in backends
+            ]  # fmt: skip
+            rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    note = (
+        f"\n\nMedians of {data['rounds']} rounds, backends alternated, on {data['cores']} cores "
+        f"(load {data['load_1min']} at the end), package caches warm."
+    )
+    return "\n".join(rows) + note
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.setup", description=__doc__)
     parser.add_argument("--full", action="store_true", help="also nox's duration and .nox size")
