@@ -19,8 +19,10 @@ What is checked, and how:
   raises "called a synchronizing CUDA operation" at any call that makes the host wait for the
   GPU (`c10::cuda::warn_or_error_on_sync`, in c10/cuda/CUDAFunctions.cpp). The batches arrive
   from a generator that switches the mode on when the first batch is taken and off when the
-  batches run out, so only the loop runs under it; the final transfer comes after. The same
-  body runs on the cpu tier, without the debug mode.
+  batches run out, so only the loop runs under it; the final transfer comes after. The test
+  closes that generator when the call ends, however it ends (a wrong solution raises inside
+  its loop), so the mode never outlives the call (tests/tool/test_sync_points_harness.py). The
+  same body runs on the cpu tier, without the debug mode.
 """
 
 from __future__ import annotations
