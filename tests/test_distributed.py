@@ -59,6 +59,10 @@ from tests.support import Say, fake_gpus, real_world, same_device
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
 
+FEW = max(settings().max_examples // 10, 3)
+"""Examples for the property tests, each of which builds a process group and DDP per rank
+(tens of ms each): 10 under the `dev` profile, 3 under `quick`."""
+
 UNWRITTEN = "NotImplementedError: distributed: "
 """How a stub's NotImplementedError reads inside a spawned rank's traceback."""
 
@@ -328,7 +332,7 @@ def train_simulated(kata, problem: Problem, world_size: int) -> list[SimulatedRa
 
 
 @given(problem=problems())
-@settings(max_examples=max(settings().max_examples // 10, 5))  # a process group each: ~70 ms
+@settings(max_examples=FEW)
 def test_one_rank_trains_like_one_process(kata, device, problem):
     model_fn = linear_fn(problem)
     x, y = problem.data()
@@ -641,7 +645,7 @@ TWO_RANKS = (2, Problem(n=8, n_in=2, n_out=1, batch_size=2, epochs=2, lr=0.1, se
 
 @given(world=worlds())
 @example(world=TWO_RANKS)
-@settings(max_examples=10)
+@settings(max_examples=FEW)
 def test_ranks_read_disjoint_shards_that_cover_the_dataset(kata, world):
     world_size, problem = world
     ranks = train_simulated(kata, problem, world_size)
@@ -679,7 +683,7 @@ def test_ranks_read_disjoint_shards_that_cover_the_dataset(kata, world):
 
 @given(world=worlds(min_epochs=2))
 @example(world=TWO_RANKS)
-@settings(max_examples=10)
+@settings(max_examples=FEW)
 def test_every_epoch_reads_a_new_shuffle(kata, world):
     world_size, problem = world
     ranks = train_simulated(kata, problem, world_size)
@@ -707,7 +711,7 @@ def test_every_epoch_reads_a_new_shuffle(kata, world):
 
 @given(world=worlds())
 @example(world=TWO_RANKS)
-@settings(max_examples=10)
+@settings(max_examples=FEW)
 def test_each_rank_steps_on_the_ddp_averaged_gradient(kata, world):
     world_size, problem = world
     ranks = train_simulated(kata, problem, world_size)
@@ -1038,7 +1042,7 @@ def test_run_raises_the_error_of_a_failing_rank(kata):
 
 def test_run_stops_a_stuck_rank_at_its_timeout(kata):
     problem = Problem(n=2, n_in=1, n_out=1, batch_size=1, epochs=1, lr=0.1, seed=0)
-    call = "run(1, timeout=1, ...) whose rank never returns from model_fn"
+    call = "run(1, timeout=0.5, ...) whose rank never returns from model_fn"
     left = Leftovers()
     with (
         gpus_hidden(torch.device("cpu")),
@@ -1049,7 +1053,7 @@ def test_run_stops_a_stuck_rank_at_its_timeout(kata):
         watched(
             lambda: kata.run(
                 1,
-                timeout=1,
+                timeout=0.5,
                 model_fn=functools.partial(models.sleeps_forever, 1, 1),
                 dataset=TensorDataset(*problem.data()),
                 **problem.training(),
