@@ -303,7 +303,9 @@ def test_build_on_restores_the_default_device(kata, device, data, fails):
     assert same_device(after[0], before), say(
         call,
         f"left the default device at {after[0]}; it must be back at {before}, what it was "
-        f"before the call{', even though factory() raised' if fails else ''}",
+        f"before the call{', even though factory() raised' if fails else ''}. The default "
+        "device is the whole program's: every tensor the caller makes afterwards without "
+        f"naming a device would land on {after[0]}",
         hint=1,
     )
     assert after[1] == dtype and seen[0][1] == dtype, say(
@@ -322,10 +324,10 @@ def test_build_on_restores_the_default_device(kata, device, data, fails):
 @pytest.mark.parametrize("bad", ["gpu", "cuda:x", ""])
 def test_build_on_names_a_device_it_cannot_parse(kata, bad):
     call = f"build_on({bad!r}, factory)"
-    with say.raises(ValueError, call, hint=1) as raised:
+    with say.raises(ValueError, call, hint=3) as raised:
         kata.build_on(bad, lambda: nn.Linear(2, 2))
     assert repr(bad) in str(raised.value) or (bad and bad in str(raised.value)), say(
-        call, f"raised ValueError({str(raised.value)!r}), which does not quote {bad!r}", hint=1
+        call, f"raised ValueError({str(raised.value)!r}), which does not quote {bad!r}", hint=3
     )
 
 

@@ -937,6 +937,7 @@ BAD_RUNS = {
     "world_size=0": ({"world_size": 0}, ValueError),
     "epochs=-1": ({"epochs": -1}, ValueError),
     "no dataset": ({"dataset": None}, TypeError),
+    "init_method given (run makes its own)": ({"init_method": "file:///tmp/x"}, TypeError),
     "model_fn a lambda (it cannot be pickled)": ({"model_fn": unpicklable_model()}, TypeError),
 }
 
