@@ -363,6 +363,17 @@ def test_one_rank_trains_like_one_process(kata, device, problem):
     want = plain_sgd(problem, model_fn, steps_alone(problem, 1, 0))
     check_state(call, got, want, hint=3)
     wrong = differences(got, want)
+    if wrong and problem.epochs > 1:
+        first = batches(shard_orders(problem, 1, 0)[0], problem.batch_size)
+        stale = plain_sgd(problem, model_fn, first * problem.epochs)
+        assert differences(got, stale), say(
+            call,
+            f"ended with the weights of {problem.epochs} epochs that all read epoch 0's order: "
+            "DistributedSampler shuffles with seed + epoch, and its epoch is whatever it was "
+            "last told. Unlike a DataLoader with shuffle=True, it never reshuffles by itself: "
+            "call sampler.set_epoch(epoch) at the start of every epoch",
+            hint=2,
+        )
     assert not wrong, say(
         call,
         f"ended with {', '.join(wrong)} different from one process that seeds with seed, "
