@@ -36,6 +36,7 @@ import os
 import sys
 import tempfile
 import threading
+import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -1009,11 +1010,23 @@ def test_run_starts_each_rank_in_a_fresh_interpreter(device, two_ranks):
 def forked_ranks() -> Iterator[None]:
     """Inside, a process asked for with the "spawn" start method is forked instead: the tests
     of what `run` does when a rank fails or hangs need not pay a fresh interpreter (seconds of
-    CPU each) for ranks that never train. Safe here: on the cpu tier no GPU is ever
-    initialised, and no process group is alive in this process when `run` is called. Whether
-    `run` spawns is checked on the shared run above."""
+    CPU each) for ranks that never train. Only while this process has not initialised CUDA
+    (on a GPU host, cuda-tier tests in the same session may have): a fork of a process that
+    has must never run, so there the ranks are spawned as asked. No process group is alive
+    here when `run` is called. Whether `run` spawns is checked on the shared run above."""
+    if torch.cuda.is_initialized():
+        yield
+        return
     fork = multiprocessing.get_context("fork")
-    with mock.patch.dict(multiprocessing.context._concrete_contexts, {"spawn": fork}):
+    with (
+        mock.patch.dict(multiprocessing.context._concrete_contexts, {"spawn": fork}),
+        warnings.catch_warnings(),
+    ):
+        # Python 3.12+ warns at every fork of a process with threads (this one has the test's
+        # watchdog thread, and torch's): the test's own choice, not the learner's.
+        warnings.filterwarnings(
+            "ignore", r"This process \(pid=\d+\) is multi-threaded", DeprecationWarning
+        )
         yield
 
 
