@@ -45,8 +45,8 @@ def train_rank(
       ranks by one `DistributedDataParallel` wrapper around the model, made once the model is
       on its device: every rank takes the same step, and the result equals one process
       training on all the ranks' batches at once.
-    - A bad rank, world size, epoch count or batch size raises ValueError before the process
-      group is joined.
+    - A rank, world size, epoch count or batch size out of range raises ValueError (one that
+      is not an int: TypeError), before the process group is joined.
     - The process group is destroyed however the rank ends; when training is done, the
       wrapper is gone before the group is.
     """

@@ -84,15 +84,17 @@ def train_rank(
       ranks by one `DistributedDataParallel` wrapper around the model, made once the model is
       on its device: every rank takes the same step, and the result equals one process
       training on all the ranks' batches at once.
-    - A bad rank, world size, epoch count or batch size raises ValueError before the process
-      group is joined.
+    - A rank, world size, epoch count or batch size out of range raises ValueError (one that
+      is not an int: TypeError), before the process group is joined.
     - The process group is destroyed however the rank ends; when training is done, the
       wrapper is gone before the group is.
     """
     # BEGIN SOLUTION
-    _check_counts(world_size=(world_size, 1), epochs=(epochs, 0), batch_size=(batch_size, 1))
-    if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < world_size:
-        raise ValueError(f"rank must be an int in [0, {world_size}), not {rank!r}")
+    _check_counts(
+        rank=(rank, 0), world_size=(world_size, 1), epochs=(epochs, 0), batch_size=(batch_size, 1)
+    )
+    if rank >= world_size:
+        raise ValueError(f"rank must be below world_size={world_size}, not {rank!r}")
     device = _device_for(rank, world_size)
     if device.type == "cuda":
         torch.cuda.set_device(device)  # nccl talks to the current GPU
