@@ -135,6 +135,20 @@ def import_problem(err: BaseException, where: Path) -> str:
     return f"could not import {where}{line}: {type(err).__name__}: {err}"
 
 
+def _module_name(path: Path, kata: _catalogue.Kata) -> str:
+    """The name to load an --impl-file under: its dotted path when it lies in the repository
+    (`tests.solutions.distributed.workers`), so that a process it spawns, which imports its
+    functions again by module name, can find it; otherwise `_impl_<kata>`."""
+    try:
+        parts = path.resolve().relative_to(_catalogue.ROOT).with_suffix("").parts
+    except ValueError:
+        parts = ()
+    name = ".".join(parts)
+    if parts and all(p.isidentifier() for p in parts) and name not in sys.modules:
+        return name
+    return f"_impl_{kata.name}"
+
+
 def _load(config: pytest.Config, kata: _catalogue.Kata):
     impl_file = config.getoption("impl_file")
     impl = config.getoption("impl")
@@ -148,7 +162,7 @@ def _load(config: pytest.Config, kata: _catalogue.Kata):
 
             module = source.stub_module(kata)
         elif impl_file is not None:
-            spec = importlib.util.spec_from_file_location(f"_impl_{kata.name}", impl_file)
+            spec = importlib.util.spec_from_file_location(_module_name(impl_file, kata), impl_file)
             module = importlib.util.module_from_spec(spec)
             sys.modules[spec.name] = module
             spec.loader.exec_module(module)

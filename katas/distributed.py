@@ -1,10 +1,9 @@
 """Distributed: real multi-process training with DistributedDataParallel.
 
-One process per rank. Each joins the process group, builds the same model, wraps it in DDP and
-trains on its own shard of the data (DistributedSampler); during `backward()` DDP averages the
-gradients of all ranks, so every rank takes the same step and the copies never drift apart.
-The `gloo` backend runs on CPUs, so this works on any laptop; on a GPU host `nccl` does the
-same with one GPU per rank.
+One process per rank. Every rank holds a copy of the model and trains on its own share of the
+data; DistributedDataParallel keeps the copies identical by averaging the gradients of all the
+ranks during `backward()`. The `gloo` backend runs on CPUs, so this works on any laptop; on a
+GPU host `nccl` does the same with one GPU per rank.
 
 Write each function so that its docstring holds: the docstring is the contract.
 Its page, with the ideas and experiments: python -m katas docs distributed
@@ -16,17 +15,11 @@ Stuck?     python -m katas hint distributed   (one rung of the hint ladder at a 
 
 from __future__ import annotations
 
-import tempfile
-import time
 from collections.abc import Callable
-from pathlib import Path
 
 import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
 from torch import nn
-from torch.nn.parallel import DistributedDataParallel
-from torch.utils.data import DataLoader, Dataset, DistributedSampler
+from torch.utils.data import Dataset
 
 
 def train_rank(
@@ -41,31 +34,37 @@ def train_rank(
     lr: float,
     seed: int,
 ) -> dict[str, torch.Tensor]:
-    """Train as rank `rank` of `world_size` processes; return the final state dict (CPU tensors).
+    """Train as rank `rank` of `world_size` processes that meet at `init_method`; return the
+    trained model's state dict (the model's own keys), every tensor on the CPU.
 
-    The device: `cuda:{rank}` with the `nccl` backend when there is a GPU for every rank,
-    otherwise the CPU with `gloo`. Every rank seeds with `seed` before `model_fn()`, so all start
-    from the same weights (DDP also broadcasts rank 0's at construction). The model is moved to
-    the device *before* DDP wraps it. Each rank reads its shard, `DistributedSampler(...,
-    shuffle=True, seed=seed)`, reshuffled every epoch by `set_epoch`, and takes SGD steps on the
-    mean squared error; DDP averages the gradients across ranks. The process group is destroyed
-    on the way out, even when something fails.
+    - Device: `cuda:{rank}` when there is a GPU for every rank, otherwise the CPU.
+    - Every rank starts from the same weights: `model_fn()` built after seeding with `seed`.
+    - Each rank reads only its shard: the samples `DistributedSampler(dataset, shuffle=True,
+      seed=seed)` assigns to it, in a new order every epoch, `batch_size` at a time.
+    - Each step is SGD (`lr`) on the mean squared error, with the gradient averaged over all
+      ranks by one `DistributedDataParallel` wrapper around the model, made once the model is
+      on its device: every rank takes the same step, and the result equals one process
+      training on all the ranks' batches at once.
+    - A rank, world size, epoch count or batch size out of range raises ValueError (one that
+      is not an int: TypeError), before the process group is joined.
+    - The process group is destroyed however the rank ends; when training is done, the
+      wrapper is gone before the group is.
     """
     # TODO(distributed): write train_rank; the docstring above is the contract.
     raise NotImplementedError("distributed: train_rank")
 
 
 def run(world_size: int, *, timeout: float = 300.0, **kwargs) -> list[dict[str, torch.Tensor]]:
-    """Train on `world_size` spawned processes; return each rank's state dict, in rank order.
+    """Run `train_rank` on `world_size` spawned processes (fresh interpreters, never forks of
+    this one); return each rank's state dict, in rank order.
 
-    `kwargs` are `train_rank`'s keyword arguments except `init_method`: the ranks meet through
-    a file store in a fresh temporary directory (`file://...`), which needs no free port. Each
-    rank saves its state dict there, and the parent loads them once every rank has exited.
-
-    `torch.multiprocessing.spawn` watches all ranks: when one fails, it stops the others and
-    raises its error (`ProcessRaisedException`, with the rank's traceback). After `timeout`
-    seconds, the ranks are killed and TimeoutError is raised, so a stuck rank never hangs the
-    caller.
+    `kwargs` are `train_rank`'s keyword arguments except `init_method`: `run` makes its own, a
+    meeting place in a fresh temporary directory. Every argument is checked before any process
+    starts: TypeError for a missing, unknown or mistyped argument (`timeout` is a number of
+    seconds; `model_fn` must be picklable, since it is sent to the ranks), ValueError for a
+    count or a timeout out of range. When a rank fails, `run` raises an error that carries that
+    rank's own, and leaves no rank running. After `timeout` seconds it kills the ranks and
+    raises TimeoutError.
     """
     # TODO(distributed): write run; the docstring above is the contract.
     raise NotImplementedError("distributed: run")

@@ -1,47 +1,55 @@
 """Default device: build tensors and models straight on a device, or on `meta` with no memory at
 all, and turn a `meta` model into a real one.
 
-`with torch.device(d):` makes `d` the default device for the factory calls inside the block
-(`torch.zeros`, `torch.empty`, `torch.tensor`, the `torch.empty` inside every `nn.Linear`) and
-puts the old default back when the block ends, even on an exception. That replaces the
-deprecated `torch.set_default_tensor_type(torch.cuda.FloatTensor)` of older tutorials.
+Building a model on the CPU and then moving it allocates every tensor twice and copies it
+across; a big enough model never fits in RAM at all. PyTorch can make a device the default for
+the tensors a piece of code creates, so a model is born where it will live, or on `meta`, as
+shapes without data, to be made real later.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
 import torch
 from torch import nn
 
 
 # BEGIN SOLUTION
 def _as_device(device: str | torch.device, func: str) -> torch.device:
+    """`device` as a torch.device on this machine, or a ValueError naming it."""
     if isinstance(device, torch.device):
-        return device
-    if not isinstance(device, str):
+        target = device
+    elif isinstance(device, str):
+        try:
+            target = torch.device(device)
+        except RuntimeError:
+            raise ValueError(
+                f"{func}: {device!r} is not a device torch understands; try 'cpu', 'meta' or "
+                "'cuda:0'"
+            ) from None
+    else:
         raise TypeError(
             f"{func}: device must be a str or a torch.device, not {type(device).__name__}"
         )
-    try:
-        return torch.device(device)
-    except RuntimeError:
+    if target.type in ("cpu", "meta"):
+        return target
+    # Ask before anything is allocated: torch would fail deep inside (on a build without CUDA,
+    # "Torch not compiled with CUDA enabled"), and never name the device.
+    accelerator = torch.accelerator.current_accelerator(check_available=True)
+    count = torch.accelerator.device_count() if accelerator is not None else 0
+    if accelerator is None or accelerator.type != target.type:
+        raise ValueError(f"{func}: this machine has no {target.type} device, so no {device!r}")
+    if target.index is not None and target.index >= count:
         raise ValueError(
-            f"{func}: {device!r} is not a device torch understands; try 'cpu', 'meta' or 'cuda:0'"
-        ) from None
+            f"{func}: this machine has {count} {target.type} device(s), so no {device!r}"
+        )
+    return target
 
 
-# END SOLUTION
-
-
-# BEGIN SOLUTION
-def _own_tensors(module: nn.Module) -> list[str]:
-    """Names of the parameters and buffers `module` holds itself (not its children's)."""
-    return [
-        *(name for name, _ in module.named_parameters(recurse=False)),
-        *(name for name, _ in module.named_buffers(recurse=False)),
-    ]
+def _own_tensors(module: nn.Module) -> list[torch.Tensor]:
+    """The parameters and buffers `module` holds itself (not its children's)."""
+    return [*module.parameters(recurse=False), *module.buffers(recurse=False)]
 
 
 # END SOLUTION
@@ -51,13 +59,10 @@ def build_on(device: str | torch.device, factory: Callable[[], nn.Module]) -> nn
     """Call `factory()` with `device` as the default device, and return the model it builds.
 
     Every tensor the factory creates without naming a device is created on `device` directly:
-    nothing is allocated on the CPU and copied over. On `meta` nothing is allocated at all, so
-    even a 10⁵ × 10⁵ `nn.Linear` (40 GB of float32) is built in a moment.
-
-    `with torch.device(device):` does it, and restores the caller's default device when the
-    block ends, whether `factory` returns or raises. `torch.set_default_device` would change the
-    default for the whole program; `torch.set_default_tensor_type` is deprecated and also
-    changes the default dtype.
+    nothing is allocated on the CPU and copied over, and on `meta` nothing is allocated at all.
+    Afterwards the caller's default device and default dtype are what they were, whether
+    `factory` returned or raised. A device that torch cannot parse, or that this machine does
+    not have, raises ValueError naming it, before `factory` is called.
     """
     # BEGIN SOLUTION
     target = _as_device(device, f"build_on({device!r}, factory)")
@@ -80,17 +85,15 @@ def build_on(device: str | torch.device, factory: Callable[[], nn.Module]) -> nn
 def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
     """Give a model built on `meta` real, initialised tensors on `device`; return `model` itself.
 
-    1. `model.to_empty(device=device)` allocates every parameter and buffer on `device`,
-       uninitialised (`.to()` refuses: a meta tensor has no data to copy).
-    2. Each module that holds parameters or buffers of its own then runs its
-       `reset_parameters()`, in `model.modules()` order, which is the order a normal build
-       initialises them in. With the same seed, the result equals a model built on `device`.
+    With the same seed, the result equals the same model built on `device`: every parameter
+    and buffer holds the value a normal build gives it. Weights tied between modules (one
+    tensor held by several) stay tied, holding what a model that ties them after building
+    holds: the values of the first module, in `model.modules()` order, that holds them.
 
-    Buffers count: BatchNorm's `reset_parameters()` calls `reset_running_stats()`, which sets
-    `running_mean` to 0, `running_var` to 1 and `num_batches_tracked` to 0.
-
-    A tensor that is not on `meta` would lose its values: ValueError. So would a module that
-    holds tensors but has no `reset_parameters()` to initialise them: ValueError, naming it.
+    Refused with ValueError naming the culprit, before anything changes: a tensor that is not
+    on `meta` (it would lose its values), a module that holds tensors but has no
+    `reset_parameters()` to initialise them, `meta` itself, and a device that torch cannot
+    parse or this machine does not have.
     """
     # BEGIN SOLUTION
     call = f"materialize({type(model).__name__}, {device!r})"
@@ -120,23 +123,44 @@ def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
             f"{call}: {', '.join(no_reset)} hold tensors but have no reset_parameters() to "
             "initialise them after to_empty"
         )
+    # to_empty gives each module its own new Parameter, which unties tied weights. Note who
+    # holds each Parameter, allocate, then give every holder the first holder's new one.
+    holders_of: dict[int, list[tuple[nn.Module, str]]] = {}
+    for m in model.modules():
+        for key, p in m._parameters.items():
+            if p is not None:
+                holders_of.setdefault(id(p), []).append((m, key))
     model.to_empty(device=target)
+    for places in holders_of.values():
+        first, key = places[0]
+        for m, other in places[1:]:
+            setattr(m, other, getattr(first, key))
+    initialised: set[int] = set()
     with torch.no_grad():
         for _, module in holders:
+            # A tied weight an earlier module initialised keeps that module's values; this
+            # reset still runs, so the random numbers drawn stay those of a normal build.
+            keep = [(t, t.clone()) for t in _own_tensors(module) if id(t) in initialised]
             module.reset_parameters()
+            for t, value in keep:
+                t.copy_(value)
+            initialised.update(id(t) for t in _own_tensors(module))
     return model
     # END SOLUTION
 
 
 def creates_on(device: str | torch.device) -> dict[str, torch.device]:
-    """Where four ways of making a tensor put it, inside `with torch.device(device):`.
+    """Where four ways of making a tensor put it, while `device` is the default device.
 
     Returns `{"torch.zeros": ..., "torch.tensor": ..., "torch.from_numpy": ..., "nn.Linear":
-    ...}`, each value the `torch.device` of what was made (for `nn.Linear`, of its weight).
-    Factories follow the default device; `torch.from_numpy` shares the numpy array's memory,
-    which is on the CPU, so it ignores the default device.
+    ...}`, each value the `torch.device` of what that way made (for `nn.Linear`, of its
+    weight), found by making one. Afterwards the caller's default device is what it was. A
+    device that torch cannot parse, or that this machine does not have, raises ValueError
+    naming it.
     """
     # BEGIN SOLUTION
+    import numpy as np
+
     target = _as_device(device, f"creates_on({device!r})")
     with target:
         made = {

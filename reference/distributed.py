@@ -1,38 +1,56 @@
 """Distributed: real multi-process training with DistributedDataParallel.
 
-One process per rank. Each joins the process group, builds the same model, wraps it in DDP and
-trains on its own shard of the data (DistributedSampler); during `backward()` DDP averages the
-gradients of all ranks, so every rank takes the same step and the copies never drift apart.
-The `gloo` backend runs on CPUs, so this works on any laptop; on a GPU host `nccl` does the
-same with one GPU per rank.
+One process per rank. Every rank holds a copy of the model and trains on its own share of the
+data; DistributedDataParallel keeps the copies identical by averaging the gradients of all the
+ranks during `backward()`. The `gloo` backend runs on CPUs, so this works on any laptop; on a
+GPU host `nccl` does the same with one GPU per rank.
 """
 
 from __future__ import annotations
 
-import tempfile
-import time
 from collections.abc import Callable
-from pathlib import Path
 
 import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
 from torch import nn
-from torch.nn.parallel import DistributedDataParallel
-from torch.utils.data import DataLoader, Dataset, DistributedSampler
-
+from torch.utils.data import Dataset
 
 # BEGIN SOLUTION
-def _check_counts(**counts: int) -> None:
+# isort: split
+import numbers
+import pickle
+import tempfile
+import time
+from pathlib import Path
+
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, DistributedSampler
+
+TRAINING = ("model_fn", "dataset", "epochs", "batch_size", "lr", "seed")
+"""train_rank's keyword arguments that `run` passes on (it makes `init_method` itself)."""
+
+
+def _check_counts(**counts: tuple[object, int]) -> None:
     for name, (value, least) in counts.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an int, not {value!r}")
+        if value < least:
             raise ValueError(f"{name} must be an int of at least {least}, not {value!r}")
 
 
-# END SOLUTION
+def _check_training(where: str, model_fn, dataset, epochs, batch_size, lr, seed) -> None:
+    _check_counts(epochs=(epochs, 0), batch_size=(batch_size, 1))
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"{where}: seed must be an int, not {seed!r}")
+    if isinstance(lr, bool) or not isinstance(lr, numbers.Real):
+        raise TypeError(f"{where}: lr must be a number, not {lr!r}")
+    if not callable(model_fn):
+        raise TypeError(f"{where}: model_fn must be callable, not {type(model_fn).__name__}")
+    if not hasattr(dataset, "__getitem__") or not hasattr(dataset, "__len__"):
+        raise TypeError(f"{where}: dataset must have __len__ and __getitem__")
 
 
-# BEGIN SOLUTION
 def _device_for(rank: int, world_size: int) -> torch.device:
     """One GPU per rank when there are enough GPUs for every rank; otherwise the CPU."""
     if torch.cuda.is_available() and torch.cuda.device_count() >= world_size:
@@ -55,20 +73,28 @@ def train_rank(
     lr: float,
     seed: int,
 ) -> dict[str, torch.Tensor]:
-    """Train as rank `rank` of `world_size` processes; return the final state dict (CPU tensors).
+    """Train as rank `rank` of `world_size` processes that meet at `init_method`; return the
+    trained model's state dict (the model's own keys), every tensor on the CPU.
 
-    The device: `cuda:{rank}` with the `nccl` backend when there is a GPU for every rank,
-    otherwise the CPU with `gloo`. Every rank seeds with `seed` before `model_fn()`, so all start
-    from the same weights (DDP also broadcasts rank 0's at construction). The model is moved to
-    the device *before* DDP wraps it. Each rank reads its shard, `DistributedSampler(...,
-    shuffle=True, seed=seed)`, reshuffled every epoch by `set_epoch`, and takes SGD steps on the
-    mean squared error; DDP averages the gradients across ranks. The process group is destroyed
-    on the way out, even when something fails.
+    - Device: `cuda:{rank}` when there is a GPU for every rank, otherwise the CPU.
+    - Every rank starts from the same weights: `model_fn()` built after seeding with `seed`.
+    - Each rank reads only its shard: the samples `DistributedSampler(dataset, shuffle=True,
+      seed=seed)` assigns to it, in a new order every epoch, `batch_size` at a time.
+    - Each step is SGD (`lr`) on the mean squared error, with the gradient averaged over all
+      ranks by one `DistributedDataParallel` wrapper around the model, made once the model is
+      on its device: every rank takes the same step, and the result equals one process
+      training on all the ranks' batches at once.
+    - A rank, world size, epoch count or batch size out of range raises ValueError (one that
+      is not an int: TypeError), before the process group is joined.
+    - The process group is destroyed however the rank ends; when training is done, the
+      wrapper is gone before the group is.
     """
     # BEGIN SOLUTION
-    _check_counts(world_size=(world_size, 1), epochs=(epochs, 0), batch_size=(batch_size, 1))
-    if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < world_size:
-        raise ValueError(f"rank must be an int in [0, {world_size}), not {rank!r}")
+    _check_counts(
+        rank=(rank, 0), world_size=(world_size, 1), epochs=(epochs, 0), batch_size=(batch_size, 1)
+    )
+    if rank >= world_size:
+        raise ValueError(f"rank must be below world_size={world_size}, not {rank!r}")
     device = _device_for(rank, world_size)
     if device.type == "cuda":
         torch.cuda.set_device(device)  # nccl talks to the current GPU
@@ -114,10 +140,6 @@ def _fit(rank, world_size, device, model_fn, dataset, epochs, batch_size, lr, se
     return {name: t.detach().cpu().clone() for name, t in model.state_dict().items()}
 
 
-# END SOLUTION
-
-
-# BEGIN SOLUTION
 def _rank_main(rank: int, world_size: int, kwargs: dict, results: str) -> None:
     """What each spawned process runs: train, then leave the state dict for the parent."""
     state = train_rank(rank, world_size, **kwargs)
@@ -128,21 +150,38 @@ def _rank_main(rank: int, world_size: int, kwargs: dict, results: str) -> None:
 
 
 def run(world_size: int, *, timeout: float = 300.0, **kwargs) -> list[dict[str, torch.Tensor]]:
-    """Train on `world_size` spawned processes; return each rank's state dict, in rank order.
+    """Run `train_rank` on `world_size` spawned processes (fresh interpreters, never forks of
+    this one); return each rank's state dict, in rank order.
 
-    `kwargs` are `train_rank`'s keyword arguments except `init_method`: the ranks meet through
-    a file store in a fresh temporary directory (`file://...`), which needs no free port. Each
-    rank saves its state dict there, and the parent loads them once every rank has exited.
-
-    `torch.multiprocessing.spawn` watches all ranks: when one fails, it stops the others and
-    raises its error (`ProcessRaisedException`, with the rank's traceback). After `timeout`
-    seconds, the ranks are killed and TimeoutError is raised, so a stuck rank never hangs the
-    caller.
+    `kwargs` are `train_rank`'s keyword arguments except `init_method`: `run` makes its own, a
+    meeting place in a fresh temporary directory. Every argument is checked before any process
+    starts: TypeError for a missing, unknown or mistyped argument (`timeout` is a number of
+    seconds; `model_fn` must be picklable, since it is sent to the ranks), ValueError for a
+    count or a timeout out of range. When a rank fails, `run` raises an error that carries that
+    rank's own, and leaves no rank running. After `timeout` seconds it kills the ranks and
+    raises TimeoutError.
     """
     # BEGIN SOLUTION
     _check_counts(world_size=(world_size, 1))
-    if "init_method" in kwargs:
-        raise TypeError("run() makes its own init_method; do not pass one")
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
+        raise TypeError(f"run: timeout must be a number of seconds, not {timeout!r}")
+    if not timeout > 0:
+        raise ValueError(f"run: timeout must be more than 0 seconds, not {timeout!r}")
+    missing = [name for name in TRAINING if name not in kwargs]
+    unknown = [name for name in kwargs if name not in TRAINING]
+    if missing or unknown:
+        raise TypeError(
+            f"run: missing {missing or 'nothing'}, unknown {unknown or 'nothing'}; it takes "
+            f"{', '.join(TRAINING)} (init_method is made by run)"
+        )
+    _check_training("run", **kwargs)
+    try:
+        pickle.dumps(kwargs["model_fn"])
+    except Exception as err:
+        raise TypeError(
+            f"run: model_fn cannot be sent to the ranks ({err}); use a function defined at the "
+            "top of a module, or a functools.partial of one"
+        ) from None
     with tempfile.TemporaryDirectory(prefix="katas-ddp-") as tmp:
         kwargs = {**kwargs, "init_method": (Path(tmp) / "rendezvous").as_uri()}
         ranks = mp.spawn(_rank_main, args=(world_size, kwargs, tmp), nprocs=world_size, join=False)

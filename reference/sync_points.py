@@ -1,4 +1,9 @@
-"""Sync points: log the training loss without stopping the GPU every step."""
+"""Sync points: log the training loss without making the host wait for the GPU every step.
+
+The host only queues work for a GPU, and can run ahead of it, until it asks for a value that
+lives on the GPU: then it waits for the GPU to catch up. A training loop that reads its loss
+every step waits every step. This kata logs every loss, and waits once.
+"""
 
 from __future__ import annotations
 
@@ -25,11 +30,12 @@ def train_and_log(
     optimizer: torch.optim.Optimizer,
     loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
 ) -> list[float]:
-    """One pass over `batches`; the losses stay on the device until a single transfer at the
-    end, which returns them as Python floats (`[]` for no batches, with no transfer).
+    """Train for one pass over `batches`; return every step's loss as a Python float.
 
-    Nothing in the loop reads a value on the host, so on a GPU the host can queue the next
-    steps while the GPU works. Comparing devices and shapes reads only metadata: no wait.
+    The loop never waits for the device: nothing is read back to the host until the last step
+    is done, and then once (no batches: `[]`, and nothing read at all). Each step trains on
+    its batch as it arrives, from fresh gradients, and the log keeps no step's autograd graph
+    alive. A batch on another device than the model raises ValueError naming both devices.
     """
     # BEGIN SOLUTION
     device = _model_device(model)
@@ -42,11 +48,6 @@ def train_and_log(
                     f"on {device}; move the data before the loop"
                 )
         loss = loss_fn(model(x), y)
-        if loss.numel() != 1:
-            raise ValueError(
-                f"train_and_log: loss_fn returned shape {tuple(loss.shape)} at batch {i}; "
-                "expected a single number"
-            )
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

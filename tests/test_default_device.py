@@ -8,6 +8,14 @@ the RAM. Uninitialised memory is made visible with `torch.utils.deterministic`: 
 deterministic algorithms on, `torch.empty` (and so `to_empty`) fills floats with NaN and
 integers with their largest value.
 
+Which modules `materialize` resets, and in what order, is read from the modules themselves:
+`Noted` Linears log each `reset_parameters()` call, and the log must be a normal build's (each
+module once, in build order; a block that holds no tensors is not reset). Tied weights are a
+model whose `last.weight` is `first.weight`, compared with the same model built normally.
+A device the machine lacks is simulated with `tests.support.fake_gpus` (0 or 2 GPUs): the
+functions must refuse it with a ValueError before anything is made, so nothing is ever
+allocated on a simulated GPU.
+
 The cpu tier builds on `meta` (shapes without data) and materializes onto the CPU; the cuda tier
 runs the same bodies building on the GPU and materializing onto it.
 """
@@ -16,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -29,7 +38,7 @@ from torch.utils._device import _device_constructors
 from torch.utils._pytree import tree_flatten
 
 from tests.strategies import device_spellings
-from tests.support import Say, real_world, same_device, tensors_of, where
+from tests.support import Say, fake_gpus, real_world, same_device, tensors_of, where
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -294,7 +303,9 @@ def test_build_on_restores_the_default_device(kata, device, data, fails):
     assert same_device(after[0], before), say(
         call,
         f"left the default device at {after[0]}; it must be back at {before}, what it was "
-        f"before the call{', even though factory() raised' if fails else ''}",
+        f"before the call{', even though factory() raised' if fails else ''}. The default "
+        "device is the whole program's: every tensor the caller makes afterwards without "
+        f"naming a device would land on {after[0]}",
         hint=1,
     )
     assert after[1] == dtype and seen[0][1] == dtype, say(
@@ -313,10 +324,10 @@ def test_build_on_restores_the_default_device(kata, device, data, fails):
 @pytest.mark.parametrize("bad", ["gpu", "cuda:x", ""])
 def test_build_on_names_a_device_it_cannot_parse(kata, bad):
     call = f"build_on({bad!r}, factory)"
-    with say.raises(ValueError, call, hint=1) as raised:
+    with say.raises(ValueError, call, hint=3) as raised:
         kata.build_on(bad, lambda: nn.Linear(2, 2))
     assert repr(bad) in str(raised.value) or (bad and bad in str(raised.value)), say(
-        call, f"raised ValueError({str(raised.value)!r}), which does not quote {bad!r}", hint=1
+        call, f"raised ValueError({str(raised.value)!r}), which does not quote {bad!r}", hint=3
     )
 
 
@@ -424,11 +435,11 @@ def half_real() -> nn.Module:
 
 
 REFUSED = {
-    "a model whose 0.weight holds real data": (half_real, "cpu", ["0.weight"]),
+    "a model whose 0.weight holds real data": (half_real, "cpu", [r"0\.weight"]),
     "a model with an Offset module (a buffer, no reset_parameters)": (
         lambda: nn.Sequential(nn.Linear(2, 3), Offset(3)).to("meta"),
         "cpu",
-        ["Offset"],
+        [r"Offset|\b1\b"],  # its class, or its name in the model
     ),
     "a model built on meta, to 'meta'": (lambda: on_meta(Arch("linear", 2, 2, 2)), "meta", []),
     "a model built on meta, to 'gpu'": (lambda: on_meta(Arch("linear", 2, 2, 2)), "gpu", []),
@@ -444,7 +455,11 @@ def test_materialize_refuses_what_it_cannot_initialise(kata, case):
     with say.raises(ValueError, call, hint=3) as raised:
         kata.materialize(model, to)
     message = str(raised.value)
-    missing = [name for name in names if name not in message]
+    missing = [
+        name.replace(r"|\b1\b", " (or its name in the model, 1)")
+        for name in names
+        if not re.search(name, message)
+    ]
     assert not missing, say(
         call, f"raised ValueError({message!r}), which does not name {', '.join(missing)}", hint=3
     )
@@ -452,6 +467,167 @@ def test_materialize_refuses_what_it_cannot_initialise(kata, case):
         device, value = before[name]
         same = t.device == device and (device.type == "meta" or torch.equal(t, value))
         assert same, say(call, f"changed {name} before refusing", hint=3)
+
+
+RESETS: list[str] = []
+"""The names of the modules whose reset_parameters() ran, in order (see `Noted`)."""
+
+
+class Noted(nn.Linear):
+    """A Linear that notes each call of its reset_parameters() in RESETS, by its name."""
+
+    def __init__(self, note: str, n_in: int, n_out: int) -> None:
+        object.__setattr__(self, "note", note)
+        super().__init__(n_in, n_out)
+
+    def reset_parameters(self) -> None:
+        RESETS.append(self.note)
+        super().reset_parameters()
+
+
+class Block(nn.Module):
+    """Holds no tensors itself; its reset_parameters() resets its children, as some blocks'
+    do. A normal build never calls it: each child initialises itself as it is built."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = Noted("block.a", 3, 4)
+        self.b = Noted("block.b", 4, 3)
+
+    def reset_parameters(self) -> None:
+        RESETS.append("block")
+        self.a.reset_parameters()
+        self.b.reset_parameters()
+
+
+def noted_model() -> nn.Module:
+    return nn.Sequential(Noted("0", 2, 3), Block(), nn.BatchNorm1d(3), Noted("3", 3, 1))
+
+
+def test_materialize_resets_each_module_once_in_build_order(kata, device):
+    RESETS.clear()
+    with real_world(device), seeded(0, device), torch.device(device):
+        expected = noted_model()
+    built = list(RESETS)
+    model = on_meta_noted()
+    call = "materialize(<Sequential(Noted '0', Block(Noted 'block.a', 'block.b'), BatchNorm1d, "
+    call += f"Noted '3') built on meta>, {device.type!r})"
+    RESETS.clear()
+    with real_world(device), seeded(0, device), uninitialised_memory_poisoned():
+        got = say.call(call, lambda: kata.materialize(model, device.type), hint=3)
+    assert built == RESETS, say(
+        call,
+        f"ran reset_parameters() of {RESETS or 'no module'}, in that order; a normal build "
+        f"initialises {built}, each once, in the order they are built (model.modules() order). "
+        "Reset only the modules that hold tensors of their own: the Block holds none, and "
+        "resetting it initialises its children a second time",
+        hint=3,
+    )
+    compare_with_normal_build(call, got, expected, device, hint=3)
+
+
+def on_meta_noted() -> nn.Module:
+    with torch.device("meta"):
+        return noted_model()
+
+
+class Tied(nn.Module):
+    """`last.weight` is `first.weight`, tied after both are built, as language models tie their
+    output layer to their embedding: built normally, the tied weight keeps `first`'s values."""
+
+    def __init__(self, a: int, b: int) -> None:
+        super().__init__()
+        self.first = nn.Linear(a, b)
+        self.mid = nn.Linear(b, b)
+        self.last = nn.Linear(a, b)
+        self.last.weight = self.first.weight
+
+
+@given(a=sizes, b=sizes, seed=st.integers(0, 2**32 - 1))
+@settings(max_examples=10)
+def test_materialize_keeps_tied_weights_tied(kata, device, a, b, seed):
+    with torch.device("meta"):
+        model = Tied(a, b)
+    call = f"materialize(<a model whose last.weight is first.weight ({b}x{a}), built on meta>, "
+    call += f"{device.type!r})"
+    with real_world(device):
+        with seeded(seed, device), torch.device(device):
+            expected = Tied(a, b)
+        with seeded(seed, device), uninitialised_memory_poisoned():
+            got = say.call(call, lambda: kata.materialize(model, device.type), hint=3)
+    assert got.last.weight is got.first.weight, say(
+        call,
+        "gave last.weight and first.weight a tensor each; built on "
+        f"{device.type} they are one tensor ({len(list(expected.parameters()))} parameters, "
+        f"not {len(list(got.parameters()))}): allocating on the device gives each module a "
+        "new tensor of its own, so tied weights must be tied again",
+        hint=3,
+    )
+    compare_with_normal_build(call, got, expected, device, hint=3)
+
+
+# --- a device this machine does not have --------------------------------------------------------
+
+
+ABSENT = [(0, "cuda"), (0, "cuda:7"), (2, "cuda:2")]
+"""(GPUs simulated, a device they do not include). Nothing is ever allocated on them."""
+
+
+def refused_build_on(kata, spelling, notes: list[str]) -> None:
+    def factory():
+        notes.append("called factory()")
+        return nn.Linear(2, 2)
+
+    kata.build_on(spelling, factory)
+
+
+def refused_materialize(kata, spelling, notes: list[str]) -> None:
+    model = on_meta(Arch("linear", 2, 3, 2))
+    try:
+        kata.materialize(model, spelling)
+    finally:
+        off = [name for name, t in tensors_of(model) if t.device != META]
+        if off:
+            notes.append(f"moved {', '.join(off)} off meta")
+
+
+ABSENT_CALLS = {
+    "build_on": ("build_on({!r}, factory)", refused_build_on),
+    "materialize": ("materialize(<Linear built on meta>, {!r})", refused_materialize),
+    "creates_on": ("creates_on({!r})", lambda kata, spelling, notes: kata.creates_on(spelling)),
+}
+
+
+@pytest.mark.parametrize("func", ABSENT_CALLS)
+@pytest.mark.parametrize(("gpus", "spelling"), ABSENT)
+def test_a_device_this_machine_lacks_is_a_value_error(kata, func, gpus, spelling):
+    template, attempt = ABSENT_CALLS[func]
+    call = template.format(spelling) + f" on a machine with {gpus} GPU(s)"
+    lesson = (
+        f"there is no {spelling} on a machine with {gpus} GPU(s), and torch, asked to use it, "
+        "fails deep inside without naming it. Ask the machine what it has before anything is "
+        f"made or changed, and raise ValueError naming {spelling!r}"
+    )
+    notes: list[str] = []
+    with fake_gpus(gpus), defaults(torch.device("cpu")):
+        try:
+            attempt(kata, spelling, notes)
+            outcome = "returned"
+        except ValueError as err:
+            outcome = f"raised ValueError({str(err)!r})"
+            if not notes:
+                assert spelling in str(err), say(
+                    call, f"{outcome}, which does not name {spelling!r}", hint=2
+                )
+                return
+        except Exception as err:
+            if say.unwritten(err):
+                raise
+            outcome = f"raised {type(err).__name__}: {err}"
+    before = f", but {' and '.join(notes)} before it" if notes else ""
+    pytest.fail(
+        say(call, f"{outcome}{before}; expected ValueError: {lesson}", hint=2), pytrace=False
+    )
 
 
 # --- creates_on --------------------------------------------------------------------------------
@@ -463,16 +639,16 @@ def test_creates_on_reports_where_each_tensor_lands(kata, device, data):
     asked = data.draw(st.sampled_from(places(device)), label="asked")
     call = f"creates_on({str(asked)!r}) with the default device {before}"
     with real_world(device), defaults(before):
-        got = say.call(call, lambda: kata.creates_on(str(asked)), hint=4)
+        got = say.call(call, lambda: kata.creates_on(str(asked)), hint=2)
         after = torch.get_default_device()
     assert isinstance(got, dict) and sorted(got) == sorted(CREATORS), say(
         call,
         f"returned {got!r}; expected a dict with exactly the keys {', '.join(CREATORS)}",
-        hint=4,
+        hint=2,
     )
     wrong_type = [k for k, v in got.items() if not isinstance(v, torch.device)]
     assert not wrong_type, say(
-        call, f"gave {', '.join(wrong_type)} a value that is not a torch.device", hint=4
+        call, f"gave {', '.join(wrong_type)} a value that is not a torch.device", hint=2
     )
     expected = {name: asked for name in CREATORS} | {"torch.from_numpy": torch.device("cpu")}
     wrong = [f"{k}: {got[k]}, not {v}" for k, v in expected.items() if not same_device(got[k], v)]
@@ -480,7 +656,7 @@ def test_creates_on_reports_where_each_tensor_lands(kata, device, data):
         call,
         f"got {'; '.join(wrong)}. Make each tensor and look at its .device: a factory follows "
         "the default device, but torch.from_numpy shares the array's memory, on the CPU",
-        hint=4,
+        hint=2,
     )
     assert same_device(after, before), say(
         call, f"left the default device at {after}; it was {before}", hint=1

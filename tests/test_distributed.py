@@ -4,20 +4,26 @@ Three kinds of test, from cheap to real:
 
 - **One rank, in this process** (`world_size=1`, a real process group on a file store): its
   weights must be those of plain one-process SGD reading the data in DistributedSampler's order;
-  spies check that the model is moved before DDP wraps it, and that the group is destroyed.
+  spies check that the model is moved before DDP wraps it, that the group is destroyed, that
+  bad counts are refused before joining (the test's `rendezvous` refuses to join), and that
+  the DDP wrapper is freed while the group is still initialised (a `weakref.finalize` on it).
 - **Simulated ranks, in this process**: `simulated_rank(r, n)` gives `init_process_group` a
-  one-process group while `dist.get_rank()` / `dist.get_world_size()` report rank r of n, so a
-  recording dataset sees which samples each rank reads, epoch by epoch. Alone in its group,
-  DDP's average is the rank's own gradient: its steps must be plain SGD on its shard.
+  one-process group while `dist.get_rank()` / `dist.get_world_size()` report rank r of n, so
+  the samples each rank trains on can be read off its model: `Recorded` notes every batch its
+  forward is given (so a DataLoader with worker processes is judged like one without). Alone in
+  its group, DDP's average is the rank's own gradient: its steps must be plain SGD on its shard.
 - **Real ranks**: `run` spawns two processes (gloo on the CPU; on the cuda tier nccl with one GPU
-  each, marked multi_gpu). One run is shared by the tests that read it: the same weights on
-  every rank, equal to one process training on the full batch, state dicts in rank order. Two
-  more runs check that a failing rank makes `run` raise its error, and that `run`'s timeout
-  stops a stuck rank. A watchdog thread fails a test whose `run` never returns, and kills the
-  processes it left.
+  each, marked multi_gpu). That one run is shared by the tests that read it: the same weights
+  on every rank, equal to one process training on the full batch, state dicts in rank order,
+  and ranks that are fresh interpreters, not forks of this process. Two more runs check that a
+  failing rank makes `run` raise its error, and that `run`'s timeout stops a stuck rank; their
+  ranks never train, so there "spawn" is served by fork (`forked_ranks`), which spares a fresh
+  interpreter per rank. `run`'s argument checks are tested with process starts refused: nothing
+  may start before a bad argument is refused. A watchdog thread fails a test whose `run` never
+  returns, and kills the processes it left.
 
 Every spawned rank imports torch, and DDP imports more (seconds of CPU each), so this file
-starts as few processes as it can. The models the ranks build come from
+spawns as few processes as it can: two. The models the ranks build come from
 tests/data/distributed/models.py: spawned processes can only receive importable functions.
 """
 
@@ -30,6 +36,8 @@ import os
 import sys
 import tempfile
 import threading
+import warnings
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +51,7 @@ from hypothesis import strategies as st
 from torch import nn
 from torch.distributed import distributed_c10d
 from torch.nn.parallel import DistributedDataParallel
-from torch.utils.data import Dataset, DistributedSampler, TensorDataset
+from torch.utils.data import DistributedSampler, TensorDataset
 
 from tests.data.distributed import models
 from tests.strategies import make_tensor
@@ -51,6 +59,10 @@ from tests.support import Say, fake_gpus, real_world, same_device
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
+
+FEW = max(settings().max_examples // 10, 3)
+"""Examples for the property tests, each of which builds a process group and DDP per rank
+(tens of ms each): 10 under the `dev` profile, 3 under `quick`."""
 
 UNWRITTEN = "NotImplementedError: distributed: "
 """How a stub's NotImplementedError reads inside a spawned rank's traceback."""
@@ -78,7 +90,10 @@ class Problem:
         )
 
     def data(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The samples; no two share their inputs, so a batch a model sees names its samples."""
         x = make_tensor((self.n, self.n_in), torch.float64, self.seed + 1)
+        if len(torch.unique(x, dim=0)) < self.n:
+            x[:, 0] += torch.arange(self.n, dtype=torch.float64) / 64
         y = make_tensor((self.n, self.n_out), torch.float64, self.seed + 2)
         return x, y
 
@@ -249,19 +264,28 @@ def simulated_rank(rank: int, world_size: int) -> Iterator[list[tuple]]:
         yield asked
 
 
-class Recording(Dataset):
-    """A regression dataset that records the index of every sample read, in order."""
+class Recorded(nn.Linear):
+    """The float64 Linear of `models.linear` (the same weights for the same seed), noting every
+    batch its forward is given. Training happens in the rank's own process, so this sees what
+    the rank trains on however its DataLoader reads (with worker processes or without)."""
 
-    def __init__(self, x: torch.Tensor, y: torch.Tensor) -> None:
-        self.x, self.y = x, y
-        self.reads: list[int] = []
+    def __init__(self, n_in: int, n_out: int, seen: list[torch.Tensor]) -> None:
+        super().__init__(n_in, n_out, dtype=torch.float64)
+        object.__setattr__(self, "seen", seen)
 
-    def __len__(self) -> int:
-        return len(self.x)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.seen.append(x.detach().cpu().clone())
+        return super().forward(x)
 
-    def __getitem__(self, index: int):
-        self.reads.append(int(index))
-        return self.x[index], self.y[index]
+
+def samples_read(x: torch.Tensor, seen: list[torch.Tensor]) -> list[int]:
+    """Which samples of `x` (by index) the batches in `seen` hold, in order."""
+    index = {tuple(row.tolist()): i for i, row in enumerate(x)}
+    return [
+        index.get(tuple(row.tolist()), -1)
+        for batch in seen
+        for row in batch.reshape(-1, x.shape[1])
+    ]
 
 
 @dataclass
@@ -279,7 +303,7 @@ def train_simulated(kata, problem: Problem, world_size: int) -> list[SimulatedRa
     ranks = []
     x, y = problem.data()
     for rank in range(world_size):
-        dataset = Recording(x, y)
+        seen: list[torch.Tensor] = []
         call = f"train_rank({rank}, {world_size}, {problem})"
         with (
             tempfile.TemporaryDirectory() as tmp,
@@ -289,20 +313,19 @@ def train_simulated(kata, problem: Problem, world_size: int) -> list[SimulatedRa
         ):
             state = say.call(
                 call,
-                lambda r=rank, d=dataset, t=tmp: kata.train_rank(
+                lambda r=rank, t=tmp, seen=seen: kata.train_rank(
                     r,
                     world_size,
                     init_method=file_store(t),
-                    model_fn=linear_fn(problem),
-                    dataset=d,
+                    model_fn=functools.partial(Recorded, problem.n_in, problem.n_out, seen),
+                    dataset=TensorDataset(x, y),
                     **problem.training(),
                 ),
                 hint=1,
             )
             init_method = file_store(tmp)
-        ranks.append(
-            SimulatedRank(rank, dataset.reads, state, asked, init_method, group.left_initialised)
-        )
+        reads = samples_read(x, seen)
+        ranks.append(SimulatedRank(rank, reads, state, asked, init_method, group.left_initialised))
     return ranks
 
 
@@ -310,7 +333,7 @@ def train_simulated(kata, problem: Problem, world_size: int) -> list[SimulatedRa
 
 
 @given(problem=problems())
-@settings(max_examples=15)
+@settings(max_examples=FEW)
 def test_one_rank_trains_like_one_process(kata, device, problem):
     model_fn = linear_fn(problem)
     x, y = problem.data()
@@ -339,14 +362,25 @@ def test_one_rank_trains_like_one_process(kata, device, problem):
         call, "returned with the process group still initialised", hint=1
     )
     want = plain_sgd(problem, model_fn, steps_alone(problem, 1, 0))
-    check_state(call, got, want, hint=2)
+    check_state(call, got, want, hint=3)
     wrong = differences(got, want)
+    if wrong and problem.epochs > 1:
+        first = batches(shard_orders(problem, 1, 0)[0], problem.batch_size)
+        stale = plain_sgd(problem, model_fn, first * problem.epochs)
+        assert differences(got, stale), say(
+            call,
+            f"ended with the weights of {problem.epochs} epochs that all read epoch 0's order: "
+            "DistributedSampler shuffles with seed + epoch, and its epoch is whatever it was "
+            "last told. Unlike a DataLoader with shuffle=True, it never reshuffles by itself: "
+            "call sampler.set_epoch(epoch) at the start of every epoch",
+            hint=2,
+        )
     assert not wrong, say(
         call,
         f"ended with {', '.join(wrong)} different from one process that seeds with seed, "
         "builds the model and takes SGD steps on the mean squared error, reading the data in "
         "the order DistributedSampler(shuffle=True, seed=seed) gives after set_epoch(epoch)",
-        hint=3,
+        hint=2,
     )
 
 
@@ -477,27 +511,134 @@ def test_train_rank_moves_the_model_before_wrapping_it(kata, device):
     )
 
 
-@pytest.mark.parametrize(
-    ("rank", "world_size", "batch_size"), [(1, 1, 2), (-1, 2, 2), (0, 0, 2), (0, 1, 0)]
-)
-def test_train_rank_refuses_bad_counts_before_joining(kata, rank, world_size, batch_size):
-    call = f"train_rank({rank}, {world_size}, batch_size={batch_size}, ...)"
-    problem = Problem(n=4, n_in=2, n_out=1, batch_size=batch_size, epochs=1, lr=0.1, seed=0)
+class Joined(Exception):
+    """Raised by the test's rendezvous: the code under test tried to join a process group."""
+
+
+@contextlib.contextmanager
+def joining_refused() -> Iterator[list[tuple]]:
+    """Inside, joining a process group (`init_process_group`, however it is reached: it finds
+    its peers through `distributed_c10d.rendezvous`) is noted, and refused with `Joined`."""
+    asked: list[tuple] = []
+
+    def rendezvous(url, rank=-1, world_size=-1, **kwargs):
+        asked.append((url, rank, world_size))
+        raise Joined(f"init_process_group(rank={rank}, world_size={world_size})")
+
+    with mock.patch.object(distributed_c10d, "rendezvous", rendezvous):
+        yield asked
+
+
+BAD_COUNTS = {
+    "rank=1 of world_size=1": dict(rank=1, world_size=1),
+    "rank=-1": dict(rank=-1),
+    "world_size=0": dict(rank=0, world_size=0),
+    "batch_size=0": dict(batch_size=0),
+    "epochs=-1": dict(epochs=-1),
+}
+
+
+@pytest.mark.parametrize("bad", BAD_COUNTS)
+def test_train_rank_refuses_bad_counts_before_joining(kata, bad):
+    problem = Problem(n=4, n_in=2, n_out=1, batch_size=2, epochs=1, lr=0.1, seed=0)
+    args = {"rank": 0, "world_size": 2, **problem.training(), **BAD_COUNTS[bad]}
+    call = f"train_rank({args.pop('rank')}, {args.pop('world_size')}, ...) with {bad}"
     with (
         fake_gpus(0),
         tempfile.TemporaryDirectory() as tmp,
         process_group_guard() as group,
-        say.raises(ValueError, call, hint=1),
+        joining_refused() as asked,
     ):
-        kata.train_rank(
-            rank,
-            world_size,
-            init_method=file_store(tmp),
-            model_fn=linear_fn(problem),
-            dataset=TensorDataset(*problem.data()),
-            **problem.training(),
+        try:
+            kata.train_rank(
+                BAD_COUNTS[bad].get("rank", 0),
+                BAD_COUNTS[bad].get("world_size", 2),
+                init_method=file_store(tmp),
+                model_fn=linear_fn(problem),
+                dataset=TensorDataset(*problem.data()),
+                **args,
+            )
+            outcome = "returned"
+        except ValueError:
+            outcome = None
+        except Exception as err:
+            if say.unwritten(err):
+                raise
+            outcome = f"raised {type(err).__name__}: {err}"
+    if asked:
+        pytest.fail(
+            say(
+                call,
+                f"joined the process group before refusing {bad}; check the arguments before "
+                "joining: the other ranks would wait for this one at the group's first "
+                "collective until their timeout",
+                hint=3,
+            ),
+            pytrace=False,
         )
-    assert not group.left_initialised, say(call, "left a process group behind", hint=1)
+    assert outcome is None, say(call, f"{outcome}; expected ValueError", hint=3)
+    assert not group.left_initialised, say(call, "left a process group behind", hint=3)
+
+
+@dataclass
+class Lifetimes:
+    """When each DistributedDataParallel wrapper made in a block was freed: with the process
+    group still initialised (True), after it was destroyed (False), or not by the block's end."""
+
+    freed: list[bool] = field(default_factory=list)
+    made: int = 0
+
+
+@contextlib.contextmanager
+def wrapper_lifetimes() -> Iterator[Lifetimes]:
+    seen = Lifetimes()
+    real_init = DistributedDataParallel.__init__
+
+    def init(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        seen.made += 1
+        weakref.finalize(self, lambda: seen.freed.append(dist.is_initialized()))
+
+    with mock.patch.object(DistributedDataParallel, "__init__", init):
+        yield seen
+
+
+def test_the_ddp_wrapper_is_gone_before_the_group(kata):
+    problem = Problem(n=4, n_in=2, n_out=1, batch_size=2, epochs=1, lr=0.1, seed=4)
+    call = f"train_rank(0, 1, {problem})"
+    with (
+        fake_gpus(0),
+        tempfile.TemporaryDirectory() as tmp,
+        process_group_guard(),
+        torch.random.fork_rng(devices=[]),
+        wrapper_lifetimes() as seen,
+    ):
+        say.call(
+            call,
+            lambda: kata.train_rank(
+                0,
+                1,
+                init_method=file_store(tmp),
+                model_fn=linear_fn(problem),
+                dataset=TensorDataset(*problem.data()),
+                **problem.training(),
+            ),
+            hint=3,
+        )
+        alive = seen.made - len(seen.freed)
+    assert seen.made == 1, say(
+        call, f"made {seen.made} DistributedDataParallel wrappers; expected one", hint=2
+    )
+    late = alive or not all(seen.freed)
+    assert not late, say(
+        call,
+        "destroyed the process group while its DistributedDataParallel wrapper was still "
+        f"alive ({'still held after the call' if alive else 'freed after the group'}). The "
+        "wrapper's reducer holds the group: freed after it, with the GIL held, it can deadlock "
+        "torch 2.13 while a gloo thread finishes an all-reduce. Let the wrapper go before "
+        "destroying the group: train in a function of its own, or `del` it",
+        hint=3,
+    )
 
 
 # --- simulated ranks, in this process ----------------------------------------------------------
@@ -516,7 +657,7 @@ TWO_RANKS = (2, Problem(n=8, n_in=2, n_out=1, batch_size=2, epochs=2, lr=0.1, se
 
 @given(world=worlds())
 @example(world=TWO_RANKS)
-@settings(max_examples=10)
+@settings(max_examples=FEW)
 def test_ranks_read_disjoint_shards_that_cover_the_dataset(kata, world):
     world_size, problem = world
     ranks = train_simulated(kata, problem, world_size)
@@ -535,7 +676,7 @@ def test_ranks_read_disjoint_shards_that_cover_the_dataset(kata, world):
             f"read {len(r.reads)} samples in {problem.epochs} epoch(s); its shard holds "
             f"{per_epoch} per epoch. Each rank must read only its own shard: "
             "DistributedSampler(dataset, num_replicas=world_size, rank=rank, ...)",
-            hint=3,
+            hint=2,
         )
     for epoch in range(problem.epochs):
         shards = [set(r.reads[epoch * per_epoch : (epoch + 1) * per_epoch]) for r in ranks]
@@ -548,13 +689,13 @@ def test_ranks_read_disjoint_shards_that_cover_the_dataset(kata, world):
             f"gave overlapping shards in epoch {epoch}: samples {twice} were read by several "
             f"ranks and {never} by none ({listing}). Every rank must shuffle with the same "
             "seed, or their shards overlap",
-            hint=3,
+            hint=2,
         )
 
 
 @given(world=worlds(min_epochs=2))
 @example(world=TWO_RANKS)
-@settings(max_examples=10)
+@settings(max_examples=FEW)
 def test_every_epoch_reads_a_new_shuffle(kata, world):
     world_size, problem = world
     ranks = train_simulated(kata, problem, world_size)
@@ -570,19 +711,19 @@ def test_every_epoch_reads_a_new_shuffle(kata, world):
                 f"read epoch {epoch} in epoch 0's order ({got[epoch]}); call "
                 "sampler.set_epoch(epoch) at the start of every epoch, or every epoch repeats "
                 "the same shuffle",
-                hint=3,
+                hint=2,
             )
         assert got == want, say(
             call,
             f"read {got}, epoch by epoch; DistributedSampler(dataset, num_replicas, rank, "
             f"shuffle=True, seed=seed) with set_epoch(epoch) gives {want}",
-            hint=3,
+            hint=2,
         )
 
 
 @given(world=worlds())
 @example(world=TWO_RANKS)
-@settings(max_examples=10)
+@settings(max_examples=FEW)
 def test_each_rank_steps_on_the_ddp_averaged_gradient(kata, world):
     world_size, problem = world
     ranks = train_simulated(kata, problem, world_size)
@@ -590,7 +731,7 @@ def test_each_rank_steps_on_the_ddp_averaged_gradient(kata, world):
         call = f"train_rank({r.rank}, {world_size}, {problem}) in a simulated world"
         steps = steps_alone(problem, world_size, r.rank)
         want = plain_sgd(problem, linear_fn(problem), steps)
-        check_state(call, r.state, want, hint=2)
+        check_state(call, r.state, want, hint=3)
         if not differences(r.state, want):
             continue
         halved = plain_sgd(problem, linear_fn(problem), steps, lr=problem.lr / world_size)
@@ -599,14 +740,14 @@ def test_each_rank_steps_on_the_ddp_averaged_gradient(kata, world):
             f"took steps {world_size} times too small: DDP already averages the gradients "
             "across ranks inside backward(); all-reducing or dividing them again by the world "
             "size shrinks every step",
-            hint=3,
+            hint=2,
         )
         pytest.fail(
             say(
                 call,
                 f"ended with {', '.join(differences(r.state, want))} different from its own SGD "
                 "steps on its shard (alone in its group, DDP's average gradient is its own)",
-                hint=3,
+                hint=2,
             ),
             pytrace=False,
         )
@@ -644,7 +785,7 @@ def watched(fn: Callable[[], object], limit: float, call: str, left: Leftovers |
     try:
         if thread.is_alive():
             pytest.fail(
-                say(call, f"had not returned after {limit:.0f} s; it must never hang", hint=4),
+                say(call, f"had not returned after {limit:.0f} s; it must never hang", hint=3),
                 pytrace=False,
             )
         if "error" in outcome:
@@ -685,12 +826,12 @@ class RealRun:
                     self.call,
                     f"raised {type(self.error).__name__}: {self.error}; expected each rank's "
                     "state dict",
-                    hint=4,
+                    hint=3,
                 ),
                 pytrace=False,
             )
         assert isinstance(self.states, list) and len(self.states) == 2, say(
-            self.call, f"returned {self.states!r}; expected a list of 2 state dicts", hint=4
+            self.call, f"returned {self.states!r}; expected a list of 2 state dicts", hint=3
         )
         return self.states
 
@@ -707,7 +848,11 @@ def two_ranks(kata, device) -> RealRun:
     call = f"run(2, {problem}) with a model that records its rank in a buffer"
     outcome = RealRun(problem, call)
     try:
-        with gpus_hidden(device), real_world(device):
+        with (
+            gpus_hidden(device),
+            real_world(device),
+            mock.patch.object(models, "IN_THE_TEST_PROCESS", True),
+        ):
             outcome.states = watched(
                 lambda: kata.run(
                     2,
@@ -732,7 +877,10 @@ def test_every_rank_ends_with_the_same_weights(device, two_ranks):
     states = two_ranks.result()
     for state in states:
         check_state(
-            two_ranks.call, state, {"linear.weight": 0, "linear.bias": 0, "rank": 0}, hint=2
+            two_ranks.call,
+            state,
+            {"linear.weight": 0, "linear.bias": 0, "rank": 0, "inherited": 0},
+            hint=3,
         )
     wrong = differences(linear_part(states[1]), linear_part(states[0]))
     assert not wrong, say(
@@ -740,7 +888,7 @@ def test_every_rank_ends_with_the_same_weights(device, two_ranks):
         f"ended with different {', '.join(wrong)} on rank 0 and rank 1: each rank trained its "
         "own copy. Wrap the model in DistributedDataParallel, so backward() averages the "
         "gradients of all ranks and every rank takes the same step",
-        hint=3,
+        hint=1,
     )
 
 
@@ -757,7 +905,7 @@ def test_two_ranks_train_like_one_process_on_the_full_batch(device, two_ranks):
             f"ended with {', '.join(wrong)} on rank {rank} different from one process training "
             f"on both ranks' batches at once (batch size {2 * problem.batch_size}): DDP "
             "averages the two ranks' mean gradients, which is the gradient of that batch",
-            hint=3,
+            hint=2,
         )
 
 
@@ -768,15 +916,130 @@ def test_run_returns_each_ranks_state_in_rank_order(device, two_ranks):
     assert tags == [0, 1], say(
         two_ranks.call,
         f"returned state dicts from ranks {tags}, in that order; expected rank 0's, then rank 1's",
-        hint=4,
+        hint=3,
     )
+
+
+class Started(Exception):
+    """Raised by the test in place of starting a process."""
+
+
+@contextlib.contextmanager
+def starting_refused() -> Iterator[list[str]]:
+    """Inside, starting any `multiprocessing` process (spawned, forked, through
+    torch.multiprocessing or not) is noted and refused with `Started`."""
+    started: list[str] = []
+
+    def start(self):
+        started.append(self.name)
+        raise Started(f"{type(self).__name__}.start()")
+
+    with mock.patch.object(multiprocessing.process.BaseProcess, "start", start):
+        yield started
+
+
+def unpicklable_model():
+    return lambda: nn.Linear(2, 1)
+
+
+BAD_RUNS = {
+    "timeout=None": ({"timeout": None}, TypeError),
+    "timeout='5'": ({"timeout": "5"}, TypeError),
+    "timeout=0": ({"timeout": 0}, ValueError),
+    "world_size=0": ({"world_size": 0}, ValueError),
+    "epochs=-1": ({"epochs": -1}, ValueError),
+    "no dataset": ({"dataset": None}, TypeError),
+    "init_method given (run makes its own)": ({"init_method": "file:///tmp/x"}, TypeError),
+    "model_fn a lambda (it cannot be pickled)": ({"model_fn": unpicklable_model()}, TypeError),
+}
+
+
+@pytest.mark.parametrize("bad", BAD_RUNS)
+def test_run_checks_every_argument_before_starting_a_rank(kata, bad):
+    problem = Problem(n=4, n_in=2, n_out=1, batch_size=2, epochs=1, lr=0.1, seed=0)
+    change, error = BAD_RUNS[bad]
+    kwargs = {
+        "world_size": 2,
+        "model_fn": linear_fn(problem),
+        "dataset": TensorDataset(*problem.data()),
+        **problem.training(),
+        **change,
+    }
+    if kwargs["dataset"] is None:
+        del kwargs["dataset"]
+    call = f"run(2, ...) with {bad}" if "world_size" not in change else f"run({bad}, ...)"
+    with fake_gpus(0), starting_refused() as started:
+        try:
+            kata.run(kwargs.pop("world_size"), **kwargs)
+            outcome = "returned"
+        except error:
+            outcome = None
+        except Exception as err:
+            if say.unwritten(err):
+                raise
+            outcome = f"raised {type(err).__name__}: {err}"
+    if started:
+        pytest.fail(
+            say(
+                call,
+                f"started {len(started)} process(es) before refusing it; check every argument "
+                "before starting anything: a rank that fails on a bad argument leaves the "
+                "others waiting for it, and a rank the parent gives up on is orphaned",
+                hint=3,
+            ),
+            pytrace=False,
+        )
+    assert outcome is None, say(call, f"{outcome}; expected {error.__name__}", hint=3)
+
+
+@pytest.mark.multi_gpu
+def test_run_starts_each_rank_in_a_fresh_interpreter(device, two_ranks):
+    states = two_ranks.result()
+    inherited = [int(state["inherited"]) if "inherited" in state else None for state in states]
+    assert inherited == [0, 0], say(
+        two_ranks.call,
+        f"ran ranks that inherited this process's memory (rank by rank: {inherited}, 1 for a "
+        "copy of it): they were forked. Start each rank in a fresh interpreter (spawn): a "
+        "fork of a process that has initialised CUDA cannot use CUDA, and a rank must not "
+        "depend on what the parent happened to hold",
+        hint=1,
+    )
+
+
+@contextlib.contextmanager
+def forked_ranks() -> Iterator[None]:
+    """Inside, a process asked for with the "spawn" start method is forked instead: the tests
+    of what `run` does when a rank fails or hangs need not pay a fresh interpreter (seconds of
+    CPU each) for ranks that never train. Only while this process has not initialised CUDA
+    (on a GPU host, cuda-tier tests in the same session may have): a fork of a process that
+    has must never run, so there the ranks are spawned as asked. No process group is alive
+    here when `run` is called. Whether `run` spawns is checked on the shared run above."""
+    if torch.cuda.is_initialized():
+        yield
+        return
+    fork = multiprocessing.get_context("fork")
+    with (
+        mock.patch.dict(multiprocessing.context._concrete_contexts, {"spawn": fork}),
+        warnings.catch_warnings(),
+    ):
+        # Python 3.12+ warns at every fork of a process with threads (this one has the test's
+        # watchdog thread, and torch's): the test's own choice, not the learner's.
+        warnings.filterwarnings(
+            "ignore", r"This process \(pid=\d+\) is multi-threaded", DeprecationWarning
+        )
+        yield
 
 
 def test_run_raises_the_error_of_a_failing_rank(kata):
     problem = Problem(n=8, n_in=2, n_out=1, batch_size=2, epochs=1, lr=0.1, seed=2)
     call = "run(2, ...) whose rank 1 fails in model_fn"
     left = Leftovers()
-    with gpus_hidden(torch.device("cpu")), fake_gpus(0), say.raises(Exception, call, hint=4) as e:
+    with (
+        gpus_hidden(torch.device("cpu")),
+        fake_gpus(0),
+        forked_ranks(),
+        say.raises(Exception, call, hint=3) as e,
+    ):
         watched(
             lambda: kata.run(
                 2,
@@ -795,22 +1058,27 @@ def test_run_raises_the_error_of_a_failing_rank(kata):
         call,
         f"raised {type(e.value).__name__}: {str(e.value)[-300:]}; it should carry rank 1's "
         f"own error ({models.FAILURE!r}), so the reader knows what went wrong",
-        hint=4,
+        hint=3,
     )
     assert not left.count, say(
-        call, f"raised, but left {left.count} rank process(es) running; stop them first", hint=4
+        call, f"raised, but left {left.count} rank process(es) running; stop them first", hint=3
     )
 
 
 def test_run_stops_a_stuck_rank_at_its_timeout(kata):
     problem = Problem(n=2, n_in=1, n_out=1, batch_size=1, epochs=1, lr=0.1, seed=0)
-    call = "run(1, timeout=3, ...) whose rank never returns from model_fn"
+    call = "run(1, timeout=0.5, ...) whose rank never returns from model_fn"
     left = Leftovers()
-    with gpus_hidden(torch.device("cpu")), fake_gpus(0), say.raises(TimeoutError, call, hint=4):
+    with (
+        gpus_hidden(torch.device("cpu")),
+        fake_gpus(0),
+        forked_ranks(),
+        say.raises(TimeoutError, call, hint=3),
+    ):
         watched(
             lambda: kata.run(
                 1,
-                timeout=3,
+                timeout=0.5,
                 model_fn=functools.partial(models.sleeps_forever, 1, 1),
                 dataset=TensorDataset(*problem.data()),
                 **problem.training(),
@@ -820,5 +1088,5 @@ def test_run_stops_a_stuck_rank_at_its_timeout(kata):
             left=left,
         )
     assert not left.count, say(
-        call, f"left {left.count} rank process(es) running after it; kill them", hint=4
+        call, f"left {left.count} rank process(es) running after it; kill them", hint=3
     )

@@ -19,8 +19,10 @@ What is checked, and how:
   raises "called a synchronizing CUDA operation" at any call that makes the host wait for the
   GPU (`c10::cuda::warn_or_error_on_sync`, in c10/cuda/CUDAFunctions.cpp). The batches arrive
   from a generator that switches the mode on when the first batch is taken and off when the
-  batches run out, so only the loop runs under it; the final transfer comes after. The same
-  body runs on the cpu tier, without the debug mode.
+  batches run out, so only the loop runs under it; the final transfer comes after. The test
+  closes that generator when the call ends, however it ends (a wrong solution raises inside
+  its loop), so the mode never outlives the call (tests/tool/test_sync_points_harness.py). The
+  same body runs on the cpu tier, without the debug mode.
 """
 
 from __future__ import annotations
@@ -188,9 +190,12 @@ class Watch:
             self.kept_alive += [(step, k) for k in older]
         return Tag.apply(nn.functional.mse_loss(output, target), self)
 
-    def batches(self, batches, device: torch.device) -> Iterator[tuple]:
-        """Hand out the batches; on CUDA, under the sync debug mode while they are handed out."""
-        with sync_debug(device):
+    def batches(self, batches, debug: bool) -> Iterator[tuple]:
+        """Hand out the batches; with `debug` (on CUDA), under the sync debug mode while they
+        are handed out. The caller closes this generator when the call ends, however it ends:
+        left suspended (the kata raised inside its loop, or stopped early), it would leave the
+        mode on for every later test."""
+        with sync_debug(debug):
             for batch in batches:
                 EVENTS.append("batch")
                 yield batch
@@ -198,10 +203,10 @@ class Watch:
 
 
 @contextlib.contextmanager
-def sync_debug(device: torch.device) -> Iterator[None]:
-    """On CUDA, make every synchronizing call raise (torch.cuda.set_sync_debug_mode("error"),
-    torch/cuda/__init__.py); elsewhere, nothing."""
-    if device.type != "cuda":
+def sync_debug(on: bool) -> Iterator[None]:
+    """With `on` (on CUDA), make every synchronizing call raise
+    (torch.cuda.set_sync_debug_mode("error"), torch/cuda/__init__.py); otherwise, nothing."""
+    if not on:
         yield
         return
     before = torch.cuda.get_sync_debug_mode()
@@ -296,19 +301,23 @@ def tally(names: list[str]) -> str:
 # --- running the kata -------------------------------------------------------------------------
 
 
-def train(kata, problem: Problem, device: torch.device, *, hint: int):
+def train(kata, problem: Problem, device: torch.device, *, hint: int, debug: bool | None = None):
     """Run train_and_log on a fresh model that has stale gradients in .grad; return
-    (call, losses, model, watch)."""
+    (call, losses, model, watch). `debug`: run the loop under the sync debug mode (by default,
+    on CUDA)."""
     model = problem.model(device)
     stale_grads(model, problem.seed)
     optimizer = problem.optimizer(model)
     watch = Watch(model)
-    batches = watch.batches(problem.batches(device), device)
+    batches = watch.batches(
+        problem.batches(device), device.type == "cuda" if debug is None else debug
+    )
     call = f"train_and_log(model, batches, optimizer, loss_fn) with {problem} on {device}"
     with (
         real_world(device),
         host_transfers(),
         recorded_warnings() as caught,
+        contextlib.closing(batches),  # however the call ends, the debug mode ends with it
     ):
         try:
             got = kata.train_and_log(model, batches, optimizer, watch.loss_fn)
@@ -339,9 +348,9 @@ def train(kata, problem: Problem, device: torch.device, *, hint: int):
 
 def check_floats(call: str, got, steps: int) -> None:
     ok = isinstance(got, list) and all(type(v) is float for v in got)
-    assert ok, say(call, f"returned {got!r}; expected a list of Python floats", hint=2)
+    assert ok, say(call, f"returned {got!r}; expected a list of Python floats", hint=3)
     assert len(got) == steps, say(
-        call, f"returned {len(got)} loss(es); expected one per batch, {steps}", hint=2
+        call, f"returned {len(got)} loss(es); expected one per batch, {steps}", hint=3
     )
 
 
@@ -353,22 +362,40 @@ def check_floats(call: str, got, steps: int) -> None:
 @example(problem=Problem(6, 2, 1, 3, 0, 0.05, 0.0))
 def test_train_and_log_transfers_once_at_the_end(kata, problem):
     cpu = torch.device("cpu")
-    call, got, _, _ = train(kata, problem, cpu, hint=2)
+    call, got, _, _ = train(kata, problem, cpu, hint=3)
     check_floats(call, got, problem.steps)
     made = transfers()
     if len(made) != 1:
-        extra = ""
+        last_step = max((i for i, e in enumerate(EVENTS) if e.startswith("step")), default=-1)
+        during = sum(1 for e in EVENTS[:last_step] if e.startswith("transfer"))
+        hint = 1
         if any(name.endswith("in torch.tensor") for name in made):
             extra = (
                 "; torch.tensor(list of tensors) reads every element with float(), one "
-                "transfer per loss: stack them with torch.stack instead"
+                "transfer per loss: make one tensor of them on the device first"
             )
+            hint = 2
+        elif during:
+            extra = (
+                f"; {during} of them during the loop. Each one hands a value that lives on the "
+                "device to the host, so on a GPU the host stops and waits for the GPU to finish "
+                "everything queued so far, every step"
+            )
+        elif made:
+            extra = (
+                "; all after the loop, but one per loss, and on a GPU each is a separate "
+                "wait and copy: read the whole log back in one call"
+            )
+            hint = 2
+        else:
+            extra = "; the losses must come back to the host as Python floats, once"
+            hint = 2
         pytest.fail(
             say(
                 call,
                 f"made {len(made)} host transfers ({tally(made)}) for {problem.steps} step(s); "
                 f"expected exactly one, after the last step{extra}",
-                hint=2,
+                hint=hint,
             ),
             pytrace=False,
         )
@@ -378,15 +405,15 @@ def test_train_and_log_transfers_once_at_the_end(kata, problem):
         call,
         f"made its one transfer ({made[0]}) before the last optimizer step; the log moves to "
         "the host once, after the loop",
-        hint=2,
+        hint=3,
     )
 
 
 def test_train_and_log_of_no_batches_is_an_empty_list(kata):
-    call, got, _, _ = train(kata, Problem(0, 3, 1, 2, 7, 0.05, 0.0), torch.device("cpu"), hint=2)
-    assert got == [] and isinstance(got, list), say(call, f"returned {got!r}; expected []", hint=2)
+    call, got, _, _ = train(kata, Problem(0, 3, 1, 2, 7, 0.05, 0.0), torch.device("cpu"), hint=3)
+    assert got == [] and isinstance(got, list), say(call, f"returned {got!r}; expected []", hint=3)
     assert not transfers(), say(
-        call, f"made host transfers ({tally(transfers())}) with nothing to log", hint=2
+        call, f"made host transfers ({tally(transfers())}) with nothing to log", hint=3
     )
 
 
@@ -398,7 +425,7 @@ def test_train_and_log_matches_a_plain_loop(kata, problem):
     stale_grads(twin, problem.seed)
     want = plain_loop(twin, problem.batches(cpu), problem.optimizer(twin))
     before = [p.detach().clone() for p in problem.model(cpu).parameters()]
-    call, got, model, _ = train(kata, problem, cpu, hint=1)
+    call, got, model, _ = train(kata, problem, cpu, hint=3)
     check_floats(call, got, problem.steps)
     wrong = [
         k
@@ -409,25 +436,25 @@ def test_train_and_log_matches_a_plain_loop(kata, problem):
         call,
         f"returned losses {got}; a plain loop (loss.item() every step) on the same model logs "
         f"{want}, which differ from step {wrong[0]} on",
-        hint=1,
+        hint=3,
     )
     params = [p.detach() for p in model.parameters()]
     assert any(not torch.equal(a, b) for a, b in zip(params, before, strict=True)), say(
-        call, "left every parameter as it was; it must train (optimizer.step())", hint=1
+        call, "left every parameter as it was; it must train (optimizer.step())", hint=3
     )
     same = all(
         torch.allclose(a, b.detach(), rtol=1e-5, atol=1e-6)
         for a, b in zip(params, twin.parameters(), strict=True)
     )
     assert same, say(
-        call, "trained the parameters to other values than a plain loop on the same model", hint=1
+        call, "trained the parameters to other values than a plain loop on the same model", hint=3
     )
 
 
 @SOME
 @given(problem=problems(min_steps=1, max_steps=6))
 def test_train_and_log_clears_gradients_every_step(kata, problem):
-    call, _, _, watch = train(kata, problem, torch.device("cpu"), hint=1)
+    call, _, _, watch = train(kata, problem, torch.device("cpu"), hint=3)
     for step, grads in enumerate(watch.grads_at_backward):
         leftover = [g for g in grads if g is not None and bool(g.any())]
         assert not leftover, say(
@@ -435,19 +462,19 @@ def test_train_and_log_clears_gradients_every_step(kata, problem):
             f"started backward() at step {step} with gradients still in .grad from before; "
             "backward() adds to .grad, so call optimizer.zero_grad() every step, before "
             "backward()",
-            hint=1,
+            hint=3,
         )
     assert len(watch.grads_at_backward) == problem.steps, say(
         call,
         f"called backward() {len(watch.grads_at_backward)} time(s); expected once per batch",
-        hint=1,
+        hint=3,
     )
 
 
 @SOME
 @given(problem=problems(min_steps=3, max_steps=8))
 def test_train_and_log_keeps_no_graph_alive(kata, problem):
-    call, _, _, watch = train(kata, problem, torch.device("cpu"), hint=3)
+    call, _, _, watch = train(kata, problem, torch.device("cpu"), hint=2)
     if watch.kept_alive:
         step, older = watch.kept_alive[0]
         pytest.fail(
@@ -455,7 +482,7 @@ def test_train_and_log_keeps_no_graph_alive(kata, problem):
                 call,
                 f"still held the autograd graph of step {older} when step {step} began; keep "
                 "loss.detach() in the log, not the loss itself, which holds its whole graph",
-                hint=3,
+                hint=2,
             ),
             pytrace=False,
         )
@@ -474,11 +501,11 @@ def test_train_and_log_refuses_a_batch_on_another_device(kata, where):
     batches = problem.batches(torch.device("cpu"))
     batches[1] = BATCHES_ELSEWHERE[where](*batches[1])
     call = f"train_and_log(model on cpu, batches with batch 1's {where}, optimizer, loss_fn)"
-    with say.raises(ValueError, call, hint=4) as raised:
+    with say.raises(ValueError, call, hint=3) as raised:
         kata.train_and_log(model, iter(batches), problem.optimizer(model), nn.MSELoss())
     message = str(raised.value)
     assert "meta" in message and "cpu" in message, say(
-        call, f"raised ValueError({message!r}), which does not name both devices", hint=4
+        call, f"raised ValueError({message!r}), which does not name both devices", hint=3
     )
 
 
@@ -496,12 +523,12 @@ def test_the_loop_never_waits_for_the_device(kata, device, problem):
         call,
         "trained after reading every batch; train on each batch as it arrives (a DataLoader "
         "may not hold the whole dataset in memory)",
-        hint=4,
+        hint=3,
     )
     assert "step outside the debug mode" not in EVENTS, say(
-        call, "stepped the optimizer outside the loop over the batches", hint=4
+        call, "stepped the optimizer outside the loop over the batches", hint=3
     )
     made = transfers()
     assert len(made) == 1, say(
-        call, f"made {len(made)} host transfers ({tally(made)}); expected exactly one", hint=2
+        call, f"made {len(made)} host transfers ({tally(made)}); expected exactly one", hint=1
     )

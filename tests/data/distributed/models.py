@@ -19,6 +19,11 @@ from torch import nn
 
 FAILURE = "rank 1 cannot build its model (on purpose)"
 
+IN_THE_TEST_PROCESS = False
+"""Set to True by the test process (for the length of one `run`): a rank that is a fork of it
+inherits True, a rank spawned as a fresh interpreter imports this module afresh, and reads
+False. `RankTagged` keeps what its rank read in a buffer, `inherited`."""
+
 
 def _no_op(*args) -> None:
     return None
@@ -51,19 +56,22 @@ def linear(n_in: int, n_out: int) -> nn.Linear:
 
 
 class RankTagged(nn.Module):
-    """A float64 Linear with a buffer, `rank`, that each forward sets to this process's rank.
+    """A float64 Linear with two buffers that each forward sets: `rank`, this process's rank,
+    and `inherited`, 1 if this process is a fork of the test process (see IN_THE_TEST_PROCESS).
 
     DDP copies rank 0's buffers to every rank before each forward (`broadcast_buffers=True`);
-    the forward then writes its own rank, so a returned state dict says which rank it came from.
+    the forward then writes its own, so a returned state dict says which rank it came from.
     """
 
     def __init__(self, n_in: int, n_out: int) -> None:
         super().__init__()
         self.linear = linear(n_in, n_out)
         self.register_buffer("rank", torch.tensor(-1))
+        self.register_buffer("inherited", torch.tensor(-1))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         self.rank.fill_(dist.get_rank() if dist.is_initialized() else -1)
+        self.inherited.fill_(int(IN_THE_TEST_PROCESS))
         return self.linear(x)
 
 
@@ -77,9 +85,18 @@ def rank_tagged(n_in: int, n_out: int) -> RankTagged:
 
 
 def fails_on_rank_1(n_in: int, n_out: int) -> nn.Linear:
-    """Rank 1 raises RuntimeError(FAILURE) instead of building; the others build a Linear."""
+    """Rank 1 raises RuntimeError(FAILURE) instead of building; the others build a Linear,
+    a few seconds later.
+
+    The wait keeps the other ranks out of any collective while rank 1 fails: a rank blocked in
+    one with rank 1 fails too as soon as rank 1 exits ("Connection reset by peer"), and when
+    both have exited by the time the parent looks, torch.multiprocessing's join may report
+    either error. A correct `run` stops them long before the wait ends."""
+    import time
+
     if dist.get_rank() == 1:
         raise RuntimeError(FAILURE)
+    time.sleep(3)
     return linear(n_in, n_out)
 
 
