@@ -226,6 +226,10 @@ def panels(data: Mapping, plotters: Mapping[str, Callable], directory: Path) -> 
         for name in names:
             fig, ax = plt.subplots(figsize=PANEL_INCHES)
             plotters[name](ax, data["experiments"][name])
+            _plain_log_ticks(ax)
+            if legend := ax.get_legend():  # the plotters ask for "small": too small here
+                for text in legend.get_texts():
+                    text.set_fontsize(PANEL_FONT_PT - 1)
             ax.set_title(_wrap(ax.get_title(), 40))
             ax.set_ylabel(_wrap(ax.get_ylabel(), 32))
             fig.tight_layout()
@@ -235,6 +239,23 @@ def panels(data: Mapping, plotters: Mapping[str, Callable], directory: Path) -> 
             _inline(path, data["experiments"][name].get("title", name))
             written.append(path)
     return written
+
+
+def _plain_log_ticks(ax) -> None:
+    """Log axes labelled 1e-06 rather than 10 to the power -6: matplotlib draws an exponent as
+    smaller text, below 12 px in a phone's column."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+        if scale == "log" and isinstance(axis.get_major_formatter(), _LOG_FORMATTERS()):
+            axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            axis.set_minor_formatter(NullFormatter())
+
+
+def _LOG_FORMATTERS() -> tuple:
+    from matplotlib.ticker import LogFormatter
+
+    return (LogFormatter,)
 
 
 def _wrap(text: str, width: int) -> str:

@@ -196,7 +196,7 @@ OVERFLOWING_CODE = """() => [...document.querySelectorAll('.md-typeset pre > cod
   .map(code => code.textContent.split('\\n').find(line => line.length > 40) ?? '')"""
 
 # Hint and solution folds: what they are called, and whether they are open and shown.
-FOLD = "article details.tip, article details.success"
+FOLD = "article details.tip, article details.success, article details.danger"
 FOLDS = f"""() => [...document.querySelectorAll({FOLD!r})].map(fold => ({{
   kind: fold.className,
   title: fold.querySelector('summary').innerText,
