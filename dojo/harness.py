@@ -114,14 +114,52 @@ class _Guarded:
             raise
 
     def __reduce__(self):
-        return getattr, (sys.modules[self._function.__module__], self._function.__name__)
+        # `_bare(function)`: the function itself pickles by reference (module and name), and
+        # `_bare` gives it back as it is. (A module object cannot be pickled, so no reference to
+        # the kata module itself can appear here.)
+        return _bare, (self._function,)
+
+
+def _bare(function):
+    """What an unpickled `_Guarded` becomes: the kata's own function."""
+    return function
+
+
+class _View(types.ModuleType):
+    """The `kata` fixture: the kata module's names, its functions `_Guarded`.
+
+    The kata's functions read their own module's globals, never this view's. So setting or
+    deleting a name here (`mock.patch.object(kata, "DataParallel", fake)`,
+    `monkeypatch.setattr(kata, "time", fake)`, and their undoing) is done on the kata module
+    too: a patch reaches the code under test however it imported the name (`import torch` and
+    `torch.nn.DataParallel`, or `from torch.nn import DataParallel`). A `_Guarded` set back is
+    set back in the module as the bare function it wraps.
+    """
+
+    def __init__(self, kata: _catalogue.Kata, module: types.ModuleType) -> None:
+        super().__init__(module.__name__, module.__doc__)
+        here = vars(self)
+        for name, value in vars(module).items():
+            here[name] = _Guarded(kata, value) if inspect.isfunction(value) else value
+        here["_View__module"] = module
+
+    def __setattr__(self, name: str, value: object) -> None:
+        bare = value._function if isinstance(value, _Guarded) else value
+        setattr(self.__module, name, bare)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        in_view, in_module = name in vars(self), hasattr(self.__module, name)
+        if not (in_view or in_module):
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        if in_module:
+            delattr(self.__module, name)
+        if in_view:
+            super().__delattr__(name)
 
 
 def _guarded(kata: _catalogue.Kata, module: types.ModuleType) -> types.ModuleType:
-    view = types.ModuleType(module.__name__, module.__doc__)
-    for name, value in vars(module).items():
-        setattr(view, name, _Guarded(kata, value) if inspect.isfunction(value) else value)
-    return view
+    return _View(kata, module)
 
 
 def import_problem(err: BaseException, where: Path) -> str:
