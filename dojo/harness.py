@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import importlib.util
@@ -24,7 +25,9 @@ import re
 import sys
 import traceback
 import types
+from collections.abc import Iterator
 from pathlib import Path
+from unittest import mock
 
 import pytest
 import torch
@@ -160,6 +163,28 @@ class _View(types.ModuleType):
 
 def _guarded(kata: _catalogue.Kata, module: types.ModuleType) -> types.ModuleType:
     return _View(kata, module)
+
+
+@contextlib.contextmanager
+def patched(owner: object, attr: str, fake: object) -> Iterator[None]:
+    """`mock.patch.object(owner, attr, fake)`, and the same for every name that a kata module
+    under test bound to the original (`from torch.cuda import device_count` reads
+    `torch.cuda.device_count` once, at import, into the kata's own globals): a patch of a
+    library reaches the code under test however it imported the name.
+
+    Module globals only (through the `kata` view, which forwards to the module); a default
+    argument or a closure holding the original is not reached (timing's tests rebind those
+    for its clocks)."""
+    original = getattr(owner, attr)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(mock.patch.object(owner, attr, fake))
+        for view in list(_loaded.values()):
+            for name, value in list(vars(view._View__module).items()):
+                if value is original:
+                    # Through the view when it has the name, so the view reads the fake too.
+                    where = view if name in vars(view) else view._View__module
+                    stack.enter_context(mock.patch.object(where, name, fake))
+        yield
 
 
 def import_problem(err: BaseException, where: Path) -> str:

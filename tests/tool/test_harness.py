@@ -3,6 +3,8 @@ stub's NotImplementedError as "not written yet". A test that patches a name on t
 reach the code under test however that code imported the name: `from time import perf_counter`
 binds the name in the kata's own module, which its functions read, not in the view.
 
+A library patched with `harness.patched` (`fake_gpus` is) reaches it the same way.
+
 A kata-like file is loaded here the way `--impl-file` loads one (`_load`, then `_guarded`)."""
 
 from __future__ import annotations
@@ -120,3 +122,13 @@ def test_the_views_functions_stay_guarded_and_pickle_as_the_bare_function(loaded
         view.unwritten()
     assert pickle.loads(pickle.dumps(view.helper)) is module.helper
     assert view.helper.__name__ == "helper" and view.helper.__wrapped__ is module.helper
+
+
+def test_a_library_patch_reaches_the_name_the_kata_imported_from_it(loaded):
+    view, module = loaded
+    with harness.patched(time, "perf_counter", lambda: 42.0):
+        assert time.perf_counter() == 42.0
+        assert view.now() == 42.0, "the kata's function did not see the patched time.perf_counter"
+        assert view.perf_counter() == 42.0
+    assert time.perf_counter is module.perf_counter is view.perf_counter
+    assert view.now() != 42.0
