@@ -3,7 +3,10 @@
 - `--impl katas|reference|stubs` picks the package under test (default: `katas`, your own
   code; `stubs` is the stubs generated from the references, in memory: dojo/source.py);
   `--impl-file PATH` loads one file instead (the mistake corpus uses it).
-- The `kata` fixture is the module under test; tests call functions through it.
+- The `kata` fixture is the module under test; tests call functions through it. A name set or
+  patched on it is set in the module too, so the kata's code sees it however it imported
+  the name; `patched(owner, attr, fake)` patches a library (`torch.cuda.device_count`) and
+  every name a kata bound to it (`from torch.cuda import device_count`).
 - The `device` fixture runs a test once on cpu (marked `cpu`) and once on cuda (marked `cuda`,
   skipped with "needs a CUDA device" unless `--require-cuda`, which makes that an error).
 - Every test ends up marked `cpu` or `cuda`, never both, never neither.
