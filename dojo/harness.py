@@ -3,7 +3,10 @@
 - `--impl katas|reference|stubs` picks the package under test (default: `katas`, your own
   code; `stubs` is the stubs generated from the references, in memory: dojo/source.py);
   `--impl-file PATH` loads one file instead (the mistake corpus uses it).
-- The `kata` fixture is the module under test; tests call functions through it.
+- The `kata` fixture is the module under test; tests call functions through it. A name set or
+  patched on it is set in the module too, so the kata's code sees it however it imported
+  the name; `patched(owner, attr, fake)` patches a library (`torch.cuda.device_count`) and
+  every name a kata bound to it (`from torch.cuda import device_count`).
 - The `device` fixture runs a test once on cpu (marked `cpu`) and once on cuda (marked `cuda`,
   skipped with "needs a CUDA device" unless `--require-cuda`, which makes that an error).
 - Every test ends up marked `cpu` or `cuda`, never both, never neither.
@@ -15,6 +18,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import importlib.util
@@ -24,7 +28,9 @@ import re
 import sys
 import traceback
 import types
+from collections.abc import Iterator
 from pathlib import Path
+from unittest import mock
 
 import pytest
 import torch
@@ -114,14 +120,74 @@ class _Guarded:
             raise
 
     def __reduce__(self):
-        return getattr, (sys.modules[self._function.__module__], self._function.__name__)
+        # `_bare(function)`: the function itself pickles by reference (module and name), and
+        # `_bare` gives it back as it is. (A module object cannot be pickled, so no reference to
+        # the kata module itself can appear here.)
+        return _bare, (self._function,)
+
+
+def _bare(function):
+    """What an unpickled `_Guarded` becomes: the kata's own function."""
+    return function
+
+
+class _View(types.ModuleType):
+    """The `kata` fixture: the kata module's names, its functions `_Guarded`.
+
+    The kata's functions read their own module's globals, never this view's. So setting or
+    deleting a name here (`mock.patch.object(kata, "DataParallel", fake)`,
+    `monkeypatch.setattr(kata, "time", fake)`, and their undoing) is done on the kata module
+    too: a patch reaches the code under test however it imported the name (`import torch` and
+    `torch.nn.DataParallel`, or `from torch.nn import DataParallel`). A `_Guarded` set back is
+    set back in the module as the bare function it wraps.
+    """
+
+    def __init__(self, kata: _catalogue.Kata, module: types.ModuleType) -> None:
+        super().__init__(module.__name__, module.__doc__)
+        here = vars(self)
+        for name, value in vars(module).items():
+            here[name] = _Guarded(kata, value) if inspect.isfunction(value) else value
+        here["_View__module"] = module
+
+    def __setattr__(self, name: str, value: object) -> None:
+        bare = value._function if isinstance(value, _Guarded) else value
+        setattr(self.__module, name, bare)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        in_view, in_module = name in vars(self), hasattr(self.__module, name)
+        if not (in_view or in_module):
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        if in_module:
+            delattr(self.__module, name)
+        if in_view:
+            super().__delattr__(name)
 
 
 def _guarded(kata: _catalogue.Kata, module: types.ModuleType) -> types.ModuleType:
-    view = types.ModuleType(module.__name__, module.__doc__)
-    for name, value in vars(module).items():
-        setattr(view, name, _Guarded(kata, value) if inspect.isfunction(value) else value)
-    return view
+    return _View(kata, module)
+
+
+@contextlib.contextmanager
+def patched(owner: object, attr: str, fake: object) -> Iterator[None]:
+    """`mock.patch.object(owner, attr, fake)`, and the same for every name that a kata module
+    under test bound to the original (`from torch.cuda import device_count` reads
+    `torch.cuda.device_count` once, at import, into the kata's own globals): a patch of a
+    library reaches the code under test however it imported the name.
+
+    Module globals only (through the `kata` view, which forwards to the module); a default
+    argument or a closure holding the original is not reached (timing's tests rebind those
+    for its clocks)."""
+    original = getattr(owner, attr)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(mock.patch.object(owner, attr, fake))
+        for view in list(_loaded.values()):
+            for name, value in list(vars(view._View__module).items()):
+                if value is original:
+                    # Through the view when it has the name, so the view reads the fake too.
+                    where = view if name in vars(view) else view._View__module
+                    stack.enter_context(mock.patch.object(where, name, fake))
+        yield
 
 
 def import_problem(err: BaseException, where: Path) -> str:

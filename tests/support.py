@@ -10,13 +10,12 @@ import contextlib
 import re
 import warnings
 from collections.abc import Iterator
-from unittest import mock
 
 import pytest
 import torch
 
 from dojo import catalogue as _catalogue
-from dojo import cuda_env
+from dojo import cuda_env, harness
 
 
 @contextlib.contextmanager
@@ -170,7 +169,8 @@ def names_the_device(message: str, device: str | torch.device) -> bool:
 def fake_gpus(n: int) -> Iterator[None]:
     """Make torch believe there are `n` CUDA GPUs (0 to 8). Never allocate on them.
 
-    Patches both `torch.cuda.*` and `torch.accelerator.*`, since code may ask either.
+    Patches both `torch.cuda.*` and `torch.accelerator.*`, since code may ask either, and
+    however it imported them (`from torch.cuda import device_count`: `harness.patched`).
     """
     accelerator = torch.device("cuda") if n else None
     patches = {
@@ -182,7 +182,7 @@ def fake_gpus(n: int) -> Iterator[None]:
     }
     with contextlib.ExitStack() as stack:
         for (owner, attr), fake in patches.items():
-            stack.enter_context(mock.patch.object(owner, attr, fake))
+            stack.enter_context(harness.patched(owner, attr, fake))
         yield
 
 

@@ -12,9 +12,9 @@ GPU and back, and checks that a GPU tensor moved to "cuda" comes back as the sam
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from dataclasses import dataclass
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -22,6 +22,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dojo import harness
 from tests.strategies import (
     DTYPES,
     cpu_spellings,
@@ -310,14 +311,11 @@ def test_move_between_cpu_spellings_never_asks_cuda(kata, s, spelling):
 
         return fake
 
-    cuda = {
-        name: recorder(f"torch.cuda.{name}") for name in ("current_device", "init", "_lazy_init")
-    }
-    index = recorder("torch.accelerator.current_device_index")
-    with (
-        mock.patch.multiple(torch.cuda, **cuda),
-        mock.patch.object(torch.accelerator, "current_device_index", index),
-    ):
+    asking = [(torch.cuda, name) for name in ("current_device", "init", "_lazy_init")]
+    asking.append((torch.accelerator, "current_device_index"))
+    with contextlib.ExitStack() as stack:
+        for owner, name in asking:  # however the kata imported them
+            stack.enter_context(harness.patched(owner, name, recorder(f"{owner.__name__}.{name}")))
         say.call(f"move(x, {spelling!r})", kata.move, s.x, spelling, hint=3)
     assert not asked, say(
         f"move(x, {spelling!r})",

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import sys
 from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -107,9 +106,8 @@ def simulated(kata, n: int) -> Iterator[Record]:
 
     # nn.DataParallel, torch.nn.parallel.DataParallel and the defining module's name are one
     # class; a kata may also have done `from torch.nn import DataParallel`, which binds the name
-    # in the kata's own module (the `kata` fixture is a view of it, whose names the kata's
-    # functions never read: patch the module they were defined in).
-    owners = [nn, nn.parallel, data_parallel_module, kata, sys.modules.get(kata.__name__, kata)]
+    # in the kata's own module (patching it on the `kata` fixture patches that module too).
+    owners = [nn, nn.parallel, data_parallel_module, kata]
     fake = type("DataParallel", (RecordingDataParallel,), {"record": record, "n_gpus": n})
     with contextlib.ExitStack() as stack:
         stack.enter_context(fake_gpus(n))

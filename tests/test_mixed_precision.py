@@ -43,6 +43,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch import nn
 
+from dojo import harness
 from tests.strategies import cpu_spellings, make_tensor
 from tests.support import (
     Say,
@@ -467,7 +468,7 @@ def fake_generation(n: int, gen: Generation) -> Iterator[None]:
             ("get_device_properties", properties),
             ("current_device", lambda: 0),
         ):
-            stack.enter_context(mock.patch.object(torch.cuda, attr, fake))
+            stack.enter_context(harness.patched(torch.cuda, attr, fake))
         yield
 
 

@@ -24,6 +24,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from torch.utils.data import DataLoader, Dataset, RandomSampler, SequentialSampler, TensorDataset
 
+from dojo import harness
 from tests.strategies import cpu_spellings, gpu_counts, shapes, tensors
 from tests.support import (
     Say,
@@ -123,7 +124,7 @@ def forced_pin_path() -> Iterator[list[tuple[torch.Tensor, torch.Tensor]]]:
             (torch.Tensor, "pin_memory", fake_pin_memory),
             (torch.Tensor, "is_pinned", fake_is_pinned),
         ):
-            stack.enter_context(mock.patch.object(owner, attr, fake))
+            stack.enter_context(harness.patched(owner, attr, fake))
         yield pinned
 
 

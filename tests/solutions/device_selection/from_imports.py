@@ -1,0 +1,151 @@
+"""The reference's logic, with the GPU count read through names imported from torch.cuda
+(`from torch.cuda import device_count, is_available`): the tests' simulated GPUs must
+reach names bound in the kata's own module, not only `torch.cuda.*`.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.cuda import device_count, is_available
+
+_EVERYWHERE = ("cpu", "meta")  # devices every machine has, as index 0 (or no index)
+
+
+def _gpu_count() -> int:
+    return device_count() if is_available() else 0
+
+
+def _count(kind: str, disable_cuda: bool) -> int:
+    """How many devices of the accelerator type `kind` this process can use (0: none)."""
+    if kind == "cuda":
+        return 0 if disable_cuda else _gpu_count()
+    if torch.accelerator.is_available():
+        accelerator = torch.accelerator.current_accelerator()
+        if accelerator is not None and accelerator.type == kind:
+            return torch.accelerator.device_count()
+    return 0
+
+
+def _existing(disable_cuda: bool) -> str:
+    """What exists here, in words: "cpu, meta and 2 cuda device(s) (cuda:0, cuda:1)"."""
+    kinds = ["cuda"]
+    if torch.accelerator.is_available():
+        accelerator = torch.accelerator.current_accelerator()
+        if accelerator is not None and accelerator.type not in kinds:
+            kinds.append(accelerator.type)
+    found = []
+    for kind in kinds:
+        n = _count(kind, disable_cuda)
+        if n:
+            found.append(
+                f"{n} {kind} device(s) (" + ", ".join(f"{kind}:{k}" for k in range(n)) + ")"
+            )
+    gpus = " and " + " and ".join(found) if found else ", and no accelerator"
+    disabled = " (CUDA is disabled)" if disable_cuda else ""
+    return f"this process has cpu, meta{gpus}{disabled}"
+
+
+def try_gpu(i: int = 0) -> torch.device:
+    """The GPU `cuda:i` when this process can use it, otherwise the CPU.
+
+    A negative `i` raises ValueError; an `i` that is not an int raises TypeError.
+
+    >>> try_gpu(0)   # on a laptop without a GPU
+    device(type='cpu')
+    """
+    if isinstance(i, bool) or not isinstance(i, int):
+        raise TypeError(f"try_gpu(i={i!r}): i must be an int, not {type(i).__name__}")
+    if i < 0:
+        raise ValueError(f"try_gpu(i={i}): a GPU index cannot be negative")
+    if _gpu_count() >= i + 1:
+        return torch.device("cuda", i)
+    return torch.device("cpu")
+
+
+def try_all_gpus() -> list[torch.device]:
+    """Every GPU this process can use, in order (`[cuda:0, ..., cuda:n-1]`), or `[cpu]` when
+    there is none, so that the caller always has somewhere to run."""
+    return [torch.device("cuda", k) for k in range(_gpu_count())] or [torch.device("cpu")]
+
+
+def pick_device(
+    requested: str | torch.device | None = None, *, disable_cuda: bool = False
+) -> torch.device:
+    """Turn a request (say, a `--device` flag) into a `torch.device` that exists here.
+
+    `None` asks for the best there is: `cuda:0` when this process can use a GPU and
+    `disable_cuda` (say, a `--disable-cuda` flag) is false, else the CPU.
+
+    A request (a string or a `torch.device`) comes back as that `torch.device` (a bare `cuda`
+    may come back as `cuda:0`) when it exists:
+    - `cpu` and `meta`, with no index or index 0, exist on every machine;
+    - an accelerator (`cuda`, `mps`, `xpu`, ...) exists when its backend is available in this
+      process and the index is below its device count (no index means the current one);
+      with `disable_cuda`, no `cuda` device exists.
+
+    A request that does not exist raises ValueError naming the request and what exists; a
+    string torch cannot parse raises ValueError quoting it; a request of any other type raises
+    TypeError.
+    """
+    if requested is None:
+        return torch.device("cuda", 0) if _count("cuda", disable_cuda) else torch.device("cpu")
+
+    if isinstance(requested, torch.device):
+        device = requested
+    elif isinstance(requested, str):
+        try:
+            device = torch.device(requested)
+        except RuntimeError:
+            raise ValueError(
+                f"pick_device({requested!r}): not a device torch understands; "
+                "try 'cpu', 'cuda' or 'cuda:1'"
+            ) from None
+    else:
+        raise TypeError(
+            f"pick_device({requested!r}): expected a str, a torch.device or None, "
+            f"not {type(requested).__name__}"
+        )
+
+    index = device.index or 0
+    limit = 1 if device.type in _EVERYWHERE else _count(device.type, disable_cuda)
+    if index >= limit:
+        raise ValueError(
+            f"pick_device({requested!r}): asked for {device.type}:{index}, "
+            f"but {_existing(disable_cuda)}"
+        )
+    return device
+
+
+def physical_gpu_id(logical: int, visible: str | None) -> int:
+    """The physical id of the in-process GPU `cuda:logical` under `CUDA_VISIBLE_DEVICES`.
+
+    `visible` is the variable's value: `None` when it is unset (every GPU, in order), or
+    comma-separated physical ids such as `"2,0"` (then `cuda:0` is physical GPU 2), where an
+    entry is digits with optional spaces around them. A value that is empty, holds any other
+    entry (`"1.5"`, `"+1"`, a GPU UUID) or lists an id twice, a `logical` beyond the GPUs it
+    makes visible, and a negative `logical` all raise ValueError.
+    """
+    if isinstance(logical, bool) or not isinstance(logical, int) or logical < 0:
+        raise ValueError(f"physical_gpu_id: logical index {logical!r} must be an int >= 0")
+    if visible is None:
+        return logical
+    if visible.strip() == "":
+        raise ValueError(
+            f"CUDA_VISIBLE_DEVICES={visible!r} hides every GPU; there is no cuda:{logical}"
+        )
+    ids: list[int] = []
+    for entry in visible.split(","):
+        entry = entry.strip()
+        if not (entry.isascii() and entry.isdigit()):  # 0-9 only: not "+1" or "1.5"
+            raise ValueError(
+                f"CUDA_VISIBLE_DEVICES={visible!r}: entry {entry!r} is not a non-negative GPU id"
+            )
+        if int(entry) in ids:
+            raise ValueError(f"CUDA_VISIBLE_DEVICES={visible!r}: GPU {int(entry)} is listed twice")
+        ids.append(int(entry))
+    if logical >= len(ids):
+        raise ValueError(
+            f"CUDA_VISIBLE_DEVICES={visible!r} makes {len(ids)} GPU(s) visible; "
+            f"there is no cuda:{logical}"
+        )
+    return ids[logical]

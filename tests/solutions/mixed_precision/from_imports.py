@@ -1,0 +1,107 @@
+"""The reference's logic, with the GPU and its capability read through names imported from
+torch.cuda (`from torch.cuda import get_device_capability, ...`): the tests' simulated GPU
+generations must reach names bound in the kata's own module, not only `torch.cuda.*`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+from torch.cuda import device_count, get_device_capability, is_available
+
+_SPELLINGS = "'cpu', 'cuda' or 'cuda:1'"
+
+
+def _device(func: str, device: str | torch.device) -> torch.device:
+    """`device` parsed and checked: the CPU, or a CUDA GPU this machine has."""
+    if isinstance(device, torch.device):
+        parsed = device
+    elif isinstance(device, str):
+        try:
+            parsed = torch.device(device)
+        except RuntimeError:
+            raise ValueError(
+                f"{func}({device!r}): not a device torch understands; try {_SPELLINGS}"
+            ) from None
+    else:
+        raise TypeError(f"{func}: device must be a str or a torch.device, not {device!r}")
+    if parsed.type == "cpu":
+        return parsed
+    if parsed.type == "cuda":
+        count = device_count() if is_available() else 0
+        if (parsed.index or 0) >= count:
+            raise ValueError(
+                f"{func}({str(device)!r}): no such GPU here; this machine has {count} CUDA "
+                "device(s)"
+            )
+        return parsed
+    raise ValueError(
+        f"{func}({str(device)!r}): this kata trains in mixed precision on the CPU or a CUDA "
+        f"GPU only; try {_SPELLINGS}"
+    )
+
+
+def autocast_dtype(device: str | torch.device) -> torch.dtype:
+    """The 16-bit type to train in on `device`.
+
+    bfloat16 on the CPU. On a CUDA GPU, bfloat16 when the GPU computes in it natively, and
+    float16 when it does not (a GPU that can only emulate bfloat16 gets float16).
+
+    ValueError naming the device for anything else: text torch cannot parse as a device, a
+    device type other than cpu and cuda, or a GPU this machine does not have.
+    """
+    parsed = _device("autocast_dtype", device)
+    if parsed.type == "cpu":
+        return torch.bfloat16
+    major, _ = get_device_capability(parsed)
+    return torch.bfloat16 if major >= 8 else torch.float16  # Ampere (sm_80) and newer
+
+
+def make_scaler(device: str | torch.device, dtype: torch.dtype) -> torch.amp.GradScaler:
+    """A gradient scaler for `device` that scales only when `dtype` is float16.
+
+    bfloat16 has float32's range, so its gradients need no scaling: the scaler is then
+    disabled, and the same training code runs either way. Refuses the devices
+    `autocast_dtype` refuses, with the same ValueError.
+    """
+    parsed = _device("make_scaler", device)
+    return torch.amp.GradScaler(parsed.type, enabled=dtype == torch.float16)
+
+
+def amp_step(
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    scaler: torch.amp.GradScaler,
+    loss_fn: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    x: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    dtype: torch.dtype,
+    max_norm: float | None = None,
+) -> torch.Tensor:
+    """One training step on the batch `x`, `y` in mixed precision, on `x`'s device.
+
+    - The forward pass runs its matrix products in `dtype`. The parameters, their gradients
+      and the optimizer's state stay float32: the model is never converted.
+    - With `max_norm`, the gradients the optimizer steps on have a total 2-norm (all of them
+      together) of at most `max_norm`, measured in their true, unscaled units.
+    - With an enabled `scaler`, a step whose gradients overflow (inf or NaN) leaves the
+      parameters and the optimizer's state as they were. Either way, the scaler's scale then
+      changes as its own policy says (lower after an overflow).
+    - Afterwards the gradients are cleared, so the next step starts clean.
+
+    Returns the step's loss as a float32 tensor on `x`'s device, detached from the graph. The
+    step itself reads no value back to the host.
+    """
+    with torch.autocast(device_type=x.device.type, dtype=dtype):
+        loss = loss_fn(model(x), y)
+    scaler.scale(loss).backward()  # a disabled scaler hands the loss back as it is
+    if max_norm is not None:
+        scaler.unscale_(optimizer)  # true units before clipping; step() will not unscale again
+        nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)  # skips optimizer.step() when a gradient is inf or NaN
+    scaler.update()
+    optimizer.zero_grad(set_to_none=True)
+    return loss.detach().float()

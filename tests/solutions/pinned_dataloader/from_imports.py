@@ -1,0 +1,139 @@
+"""The reference's logic, with the accelerator asked through names imported from
+torch.accelerator (`from torch.accelerator import current_accelerator, device_count`):
+the tests' simulated GPU must reach names bound in the kata's own module.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, MutableMapping
+from typing import Any
+
+import torch
+from torch.accelerator import current_accelerator, device_count
+from torch.utils.data import DataLoader, Dataset
+
+# Device types that hold no data a host-to-device copy could fill: pinning never helps them,
+# and they exist on every machine.
+_NOT_ACCELERATORS = ("cpu", "meta")
+
+
+def _as_device(device: str | torch.device, func: str) -> torch.device:
+    if isinstance(device, torch.device):
+        return device
+    if not isinstance(device, str):
+        raise TypeError(
+            f"{func}: device must be a str or a torch.device, not {type(device).__name__} "
+            f"({device!r})"
+        )
+    try:
+        return torch.device(device)
+    except RuntimeError:
+        raise ValueError(
+            f"{func}: {device!r} is not a device torch understands; try 'cpu', 'cuda' or 'cuda:1'"
+        ) from None
+
+
+def _is_accelerator(device: torch.device) -> bool:
+    return device.type not in _NOT_ACCELERATORS
+
+
+def _check_exists(device: torch.device, func: str) -> None:
+    """The CPU and meta always exist; `type:i` exists when `type` is this machine's
+    accelerator and `i` is below its device count (a bare `type` needs one device)."""
+    if not _is_accelerator(device):
+        return
+    accelerator = current_accelerator()
+    if accelerator is None or accelerator.type != device.type:
+        have = "no accelerator" if accelerator is None else f"{accelerator.type} as its accelerator"
+        raise ValueError(f"{func}: there is no {str(device)!r} on this machine ({have})")
+    count = device_count()
+    if (device.index or 0) >= count:
+        raise ValueError(
+            f"{func}: there is no {str(device)!r} on this machine, which has {count} "
+            f"{device.type} device(s), numbered from 0"
+        )
+
+
+def _move(value: Any, target: torch.device, accelerator: bool) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.to(target, non_blocking=accelerator and value.is_pinned())
+    if isinstance(value, Mapping):
+        moved = {k: _move(v, target, accelerator) for k, v in value.items()}
+        if type(value) is dict:
+            return moved
+        try:  # keep a mapping's own type (OrderedDict, defaultdict, ...) where it allows it
+            if isinstance(value, MutableMapping):
+                clone = copy.copy(value)
+                clone.update(moved)
+                return clone
+            return type(value)(moved)
+        except TypeError:
+            return moved
+    if isinstance(value, tuple):
+        items = [_move(v, target, accelerator) for v in value]
+        if hasattr(value, "_fields"):  # a namedtuple takes its fields as arguments
+            return type(value)(*items)
+        return type(value)(items)
+    if isinstance(value, list):
+        return type(value)(_move(v, target, accelerator) for v in value)
+    return value
+
+
+def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
+    """The DataLoader options for batches headed to `device`.
+
+    For an accelerator (CUDA, XPU, ...): `{"num_workers": num_workers, "pin_memory": True}`.
+    For the CPU, however it is spelled, and for `meta`: `{}`. The answer depends on the device
+    asked for, not on the machine: on a machine without that accelerator, the DataLoader itself
+    warns that it cannot pin.
+
+    `device` is a str or a `torch.device` (anything else: TypeError); a string torch cannot
+    parse is a ValueError that quotes it. `num_workers` is an int, not a bool (TypeError),
+    and not negative (ValueError).
+    """
+    target = _as_device(device, f"loader_kwargs({device!r})")
+    if isinstance(num_workers, bool) or not isinstance(num_workers, int):
+        raise TypeError(
+            f"loader_kwargs({device!r}, num_workers={num_workers!r}): num_workers must be an int"
+        )
+    if num_workers < 0:
+        raise ValueError(
+            f"loader_kwargs({device!r}, num_workers={num_workers}): num_workers cannot be "
+            "negative; 0 loads in the main process"
+        )
+    if not _is_accelerator(target):
+        return {}
+    return {"num_workers": num_workers, "pin_memory": True}
+
+
+def make_loader(
+    dataset: Dataset, batch_size: int, device: str | torch.device, *, shuffle: bool = True
+) -> DataLoader:
+    """A DataLoader over `dataset`, with `batch_size`, `shuffle` and the options
+    `loader_kwargs(device)` gives.
+
+    The dataset is left as it is: none of its tensors is moved, pinned or replaced. Batches
+    are made on the host as the loader is iterated, and `to_device` moves each one.
+    """
+    return DataLoader(dataset, batch_size=batch_size, shuffle=shuffle, **loader_kwargs(device))
+
+
+def to_device(batch: Any, device: str | torch.device) -> Any:
+    """`batch` with every tensor moved to `device`, in the same structure.
+
+    Tuples, lists, dicts and namedtuples keep their type, keys and order, nested to any depth;
+    anything else (numbers, strings, None, your own objects) comes back as the very same
+    object. The caller's batch is left as it was. A copy is asynchronous exactly when it can
+    overlap with the device's work; every other copy blocks.
+
+    The device must exist: the CPU and `meta` always do; an accelerator's device `type:i`
+    exists when `type` is this machine's accelerator and `i` is below its device count (a
+    bare `"cuda"` needs at least one). Before any tensor is moved: a device that does not
+    exist is a ValueError naming it; a string torch cannot parse, a ValueError quoting it;
+    anything but a str or a `torch.device`, a TypeError.
+    """
+    func = f"to_device(..., {device!r})"
+    target = _as_device(device, func)
+    _check_exists(target, func)
+    return _move(batch, target, _is_accelerator(target))
