@@ -53,6 +53,7 @@ from torch.distributed import distributed_c10d
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DistributedSampler, TensorDataset
 
+from dojo import harness
 from tests.data.distributed import models
 from tests.strategies import make_tensor
 from tests.support import Say, fake_gpus, real_world, same_device
@@ -257,8 +258,8 @@ def simulated_rank(rank: int, world_size: int) -> Iterator[list[tuple]]:
 
     with (
         mock.patch.object(distributed_c10d, "rendezvous", rendezvous),
-        mock.patch.object(dist, "get_rank", get_rank),
-        mock.patch.object(dist, "get_world_size", get_world_size),
+        harness.patched(dist, "get_rank", get_rank),
+        harness.patched(dist, "get_world_size", get_world_size),
         fake_gpus(0),
     ):
         yield asked

@@ -1,0 +1,200 @@
+"""Asks the process group for its rank and size through names imported with `from
+torch.distributed import get_rank, get_world_size`, and builds the sampler from them, instead
+of passing `rank` and `world_size` along.
+
+Correct: the group it joined knows both. (The tests' simulated ranks once patched only
+`torch.distributed.get_rank`, which a name imported this way never reads.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import nn
+from torch.utils.data import Dataset
+
+# BEGIN SOLUTION
+# isort: split
+import numbers
+import pickle
+import tempfile
+import time
+from pathlib import Path
+
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.distributed import get_rank, get_world_size
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, DistributedSampler
+
+TRAINING = ("model_fn", "dataset", "epochs", "batch_size", "lr", "seed")
+"""train_rank's keyword arguments that `run` passes on (it makes `init_method` itself)."""
+
+
+def _check_counts(**counts: tuple[object, int]) -> None:
+    for name, (value, least) in counts.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an int, not {value!r}")
+        if value < least:
+            raise ValueError(f"{name} must be an int of at least {least}, not {value!r}")
+
+
+def _check_training(where: str, model_fn, dataset, epochs, batch_size, lr, seed) -> None:
+    _check_counts(epochs=(epochs, 0), batch_size=(batch_size, 1))
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"{where}: seed must be an int, not {seed!r}")
+    if isinstance(lr, bool) or not isinstance(lr, numbers.Real):
+        raise TypeError(f"{where}: lr must be a number, not {lr!r}")
+    if not callable(model_fn):
+        raise TypeError(f"{where}: model_fn must be callable, not {type(model_fn).__name__}")
+    if not hasattr(dataset, "__getitem__") or not hasattr(dataset, "__len__"):
+        raise TypeError(f"{where}: dataset must have __len__ and __getitem__")
+
+
+def _device_for(rank: int, world_size: int) -> torch.device:
+    """One GPU per rank when there are enough GPUs for every rank; otherwise the CPU."""
+    if torch.cuda.is_available() and torch.cuda.device_count() >= world_size:
+        return torch.device("cuda", rank)
+    return torch.device("cpu")
+
+
+# END SOLUTION
+
+
+def train_rank(
+    rank: int,
+    world_size: int,
+    *,
+    init_method: str,
+    model_fn: Callable[[], nn.Module],
+    dataset: Dataset,
+    epochs: int,
+    batch_size: int,
+    lr: float,
+    seed: int,
+) -> dict[str, torch.Tensor]:
+    """Train as rank `rank` of `world_size` processes that meet at `init_method`; return the
+    trained model's state dict (the model's own keys), every tensor on the CPU.
+
+    - Device: `cuda:{rank}` when there is a GPU for every rank, otherwise the CPU.
+    - Every rank starts from the same weights: `model_fn()` built after seeding with `seed`.
+    - Each rank reads only its shard: the samples `DistributedSampler(dataset, shuffle=True,
+      seed=seed)` assigns to it, in a new order every epoch, `batch_size` at a time.
+    - Each step is SGD (`lr`) on the mean squared error, with the gradient averaged over all
+      ranks by one `DistributedDataParallel` wrapper around the model, made once the model is
+      on its device: every rank takes the same step, and the result equals one process
+      training on all the ranks' batches at once.
+    - A rank, world size, epoch count or batch size out of range raises ValueError (one that
+      is not an int: TypeError), before the process group is joined.
+    - The process group is destroyed however the rank ends; when training is done, the
+      wrapper is gone before the group is.
+    """
+    # BEGIN SOLUTION
+    _check_counts(
+        rank=(rank, 0), world_size=(world_size, 1), epochs=(epochs, 0), batch_size=(batch_size, 1)
+    )
+    if rank >= world_size:
+        raise ValueError(f"rank must be below world_size={world_size}, not {rank!r}")
+    device = _device_for(rank, world_size)
+    if device.type == "cuda":
+        torch.cuda.set_device(device)  # nccl talks to the current GPU
+    backend = dist.get_default_backend_for_device(device)  # gloo for cpu, nccl for cuda
+    dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world_size)
+    try:
+        return _fit(rank, world_size, device, model_fn, dataset, epochs, batch_size, lr, seed)
+    finally:
+        # After _fit has returned, so its DDP wrapper is already gone (see _fit).
+        dist.destroy_process_group()
+    # END SOLUTION
+
+
+# BEGIN SOLUTION
+def _fit(rank, world_size, device, model_fn, dataset, epochs, batch_size, lr, seed):
+    """Build, wrap and train; return the CPU state dict.
+
+    The DDP wrapper lives only in this function, and is freed when it returns, before the
+    caller destroys the group. Freed after, it can deadlock torch 2.13: its reducer would drop
+    the group's last reference while holding the GIL, and the group then waits for its gloo
+    threads, one of which may be waiting for the GIL to finish an all-reduce started during
+    backward (whose thread-local state holds a Python object: `_engine_run_backward` in
+    torch/autograd/graph.py). Freed from `destroy_process_group()`, the group releases the GIL
+    first (`IntrusivePtrNoGilDestructor` in torch/csrc/distributed/c10d/init.cpp).
+    """
+    torch.manual_seed(seed)  # the same seed on every rank: the same starting weights
+    model = model_fn().to(device)  # move first, then wrap
+    ddp = DistributedDataParallel(model, device_ids=[rank] if device.type == "cuda" else None)
+    sampler = DistributedSampler(
+        dataset, num_replicas=get_world_size(), rank=get_rank(), shuffle=True, seed=seed
+    )
+    loader = DataLoader(dataset, batch_size=batch_size, sampler=sampler)
+    optimizer = torch.optim.SGD(ddp.parameters(), lr=lr)
+    loss_fn = nn.MSELoss()
+    for epoch in range(epochs):
+        sampler.set_epoch(epoch)  # a new shuffle each epoch, the same on every rank
+        for inputs, targets in loader:
+            inputs, targets = inputs.to(device), targets.to(device)
+            optimizer.zero_grad()
+            loss_fn(ddp(inputs), targets).backward()  # DDP all-reduces the gradients here
+            optimizer.step()
+    # The unwrapped model's keys have no "module." prefix; clone so nothing shares memory.
+    return {name: t.detach().cpu().clone() for name, t in model.state_dict().items()}
+
+
+def _rank_main(rank: int, world_size: int, kwargs: dict, results: str) -> None:
+    """What each spawned process runs: train, then leave the state dict for the parent."""
+    state = train_rank(rank, world_size, **kwargs)
+    torch.save(state, Path(results) / f"rank{rank}.pt")
+
+
+# END SOLUTION
+
+
+def run(world_size: int, *, timeout: float = 300.0, **kwargs) -> list[dict[str, torch.Tensor]]:
+    """Run `train_rank` on `world_size` spawned processes (fresh interpreters, never forks of
+    this one); return each rank's state dict, in rank order.
+
+    `kwargs` are `train_rank`'s keyword arguments except `init_method`: `run` makes its own, a
+    meeting place in a fresh temporary directory. Every argument is checked before any process
+    starts: TypeError for a missing, unknown or mistyped argument (`timeout` is a number of
+    seconds; `model_fn` must be picklable, since it is sent to the ranks), ValueError for a
+    count or a timeout out of range. When a rank fails, `run` raises an error that carries that
+    rank's own, and leaves no rank running. After `timeout` seconds it kills the ranks and
+    raises TimeoutError.
+    """
+    # BEGIN SOLUTION
+    _check_counts(world_size=(world_size, 1))
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
+        raise TypeError(f"run: timeout must be a number of seconds, not {timeout!r}")
+    if not timeout > 0:
+        raise ValueError(f"run: timeout must be more than 0 seconds, not {timeout!r}")
+    missing = [name for name in TRAINING if name not in kwargs]
+    unknown = [name for name in kwargs if name not in TRAINING]
+    if missing or unknown:
+        raise TypeError(
+            f"run: missing {missing or 'nothing'}, unknown {unknown or 'nothing'}; it takes "
+            f"{', '.join(TRAINING)} (init_method is made by run)"
+        )
+    _check_training("run", **kwargs)
+    try:
+        pickle.dumps(kwargs["model_fn"])
+    except Exception as err:
+        raise TypeError(
+            f"run: model_fn cannot be sent to the ranks ({err}); use a function defined at the "
+            "top of a module, or a functools.partial of one"
+        ) from None
+    with tempfile.TemporaryDirectory(prefix="katas-ddp-") as tmp:
+        kwargs = {**kwargs, "init_method": (Path(tmp) / "rendezvous").as_uri()}
+        ranks = mp.spawn(_rank_main, args=(world_size, kwargs, tmp), nprocs=world_size, join=False)
+        deadline = time.monotonic() + timeout
+        while not ranks.join(timeout=max(0.0, deadline - time.monotonic())):
+            if time.monotonic() >= deadline:
+                for process in ranks.processes:
+                    process.kill()
+                    process.join()
+                raise TimeoutError(f"run({world_size}): the ranks did not finish in {timeout} s")
+        return [
+            torch.load(Path(tmp) / f"rank{rank}.pt", weights_only=True)
+            for rank in range(world_size)
+        ]
+    # END SOLUTION
