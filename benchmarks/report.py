@@ -129,13 +129,29 @@ def bars(
         xs = [i + (j - (len(cases) - 1) / 2) * width for i in range(len(rows))]
         med = [s["median"] for s in stats]
         err = [[s["median"] - s["min"] for s in stats], [s["max"] - s["median"] for s in stats]]
-        ax.bar(xs, med, width, yerr=err, capsize=3, label=case)
-    ax.set_xticks(range(len(rows)), [group(r) for r in rows])
+        # Whiskers in the text's colour (matplotlib's default is black: unseen in dark mode).
+        ax.bar(xs, med, width, yerr=err, capsize=3, label=case, ecolor=_ink())
+    # Group labels wrap, so that two side by side do not run into each other in a phone's
+    # column, and the y axis leaves room above the tallest whisker for the legend, so that it
+    # covers no bar.
+    ax.set_xticks(range(len(rows)), [_wrap(group(r), 16) for r in rows])
+    highest = max(r["cases"][case]["max"] for r in rows for case in cases)
+    room = 1 + 0.16 * len(cases)
     if logy:
         ax.set_yscale("log")
+        lowest = ax.get_ylim()[0]
+        ax.set_ylim(lowest, highest * (highest / lowest) ** (room - 1))
+    else:
+        ax.set_ylim(0, highest * room)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="upper left")
+
+
+def _ink() -> str:
+    import matplotlib
+
+    return matplotlib.rcParams["text.color"]
 
 
 def _machine_line(data: Mapping) -> str:
@@ -261,7 +277,7 @@ def _LOG_FORMATTERS() -> tuple:
 def _wrap(text: str, width: int) -> str:
     import textwrap
 
-    return "\n".join(textwrap.wrap(text, width)) if text else text
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) if text else text
 
 
 def _inline(path: Path, title: str) -> None:

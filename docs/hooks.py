@@ -367,18 +367,22 @@ def _identifiers_whole(html: str) -> str:
 
 
 _API_CODE = re.compile(r"<code>(torch(?:\.[A-Za-z_]\w*)+)(?=[(<])")
-_SEARCH_ONLY = re.compile(r'<span class="search-only" hidden>[^<]*</span>')
+_SEARCH_ONLY = re.compile(r'<span class="search-only" hidden><sub>[^<]*</sub></span>')
 
 
 def _search_forms(html: str) -> str:
     """After each torch API named in inline code, its shorter forms, for the search index only
     (`torch.cuda.synchronize` -> `cuda.synchronize synchronize`): a reader searches for the bare
-    name as often as the dotted one. `on_page_context` takes them out of the page again."""
+    name as often as the dotted one. `on_page_context` takes them out of the page again.
+
+    They are in a `<sub>`, one of the few tags Material's search index keeps, and no page
+    writes one: docs/stylesheets/katas.css hides `sub` in search results, so a result's teaser
+    reads as the page does, not "accelerator.is_available is_available torch.accelerator..."."""
 
     def forms(match: re.Match) -> str:
         parts = match[1].split(".")
         shorter = " ".join(".".join(parts[i:]) for i in range(1, len(parts)))
-        return f'<span class="search-only" hidden>{shorter}</span>{match[0]}'
+        return f'<span class="search-only" hidden><sub>{shorter}</sub></span>{match[0]}'
 
     return _API_CODE.sub(forms, html)
 

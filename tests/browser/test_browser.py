@@ -189,9 +189,12 @@ def _kata_page(base_url: str, kata: str) -> str:
 
 # --- every page, visited once per screen ----------------------------------------------------------
 
-# Visible code blocks (not inside a closed fold) whose content is wider than their box.
+# Visible code blocks (not inside a closed fold) whose content is wider than their box. A block
+# inside `.scrolls-sideways` is meant to scroll (tabular output keeps its columns on a phone):
+# it is not counted here, and SCROLLS_SIDEWAYS below lists every one.
 OVERFLOWING_CODE = """() => [...document.querySelectorAll('.md-typeset pre > code')]
   .filter(code => !code.closest('details:not([open])') && code.checkVisibility())
+  .filter(code => !code.closest('.scrolls-sideways'))
   .filter(code => code.scrollWidth > code.clientWidth + 1)
   .map(code => code.textContent.split('\\n').find(line => line.length > 40) ?? '')"""
 
@@ -223,6 +226,21 @@ BROKEN_IDENTIFIERS = """() => [...document.querySelectorAll('article td code')]
   .filter(code => !/\\s/.test(code.textContent) && code.getClientRects().length > 1)
   .map(code => code.textContent)"""
 
+# The code boxes that scroll sideways instead of wrapping, by page: the only ones allowed to
+# be wider than their column. Each must keep every line on one line (its columns aligned),
+# scroll, and say so in its label.
+SCROLLS_SIDEWAYS = {"gpu-hosts/": 1}
+SIDEWAYS = """() => [...document.querySelectorAll('.md-typeset .scrolls-sideways pre > code')]
+  .map(code => ({
+    scrolls: getComputedStyle(code).overflowX === 'auto',
+    wider: code.scrollWidth > code.clientWidth + 1,
+    label: getComputedStyle(code.closest('.result'), '::before').content,
+    wrapped: [...code.children].filter(line => {
+      const height = parseFloat(getComputedStyle(line).lineHeight);
+      return line.getBoundingClientRect().height > 1.5 * height;
+    }).map(line => line.textContent),
+  }))"""
+
 OUTPUT_LABELS = """() => [...document.querySelectorAll('.md-typeset .result')]
   .map(box => getComputedStyle(box, '::before').content)"""
 
@@ -250,6 +268,7 @@ class PageReport:
     folds: list[Fold] = field(default_factory=list)
     diagrams: list[dict] = field(default_factory=list)
     broken_identifiers: list[str] = field(default_factory=list)
+    sideways: list[dict] = field(default_factory=list)
 
 
 def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[str, PageReport]:
@@ -269,6 +288,7 @@ def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[
         report.output_labels = page.evaluate(OUTPUT_LABELS)
         report.diagrams = page.evaluate(DIAGRAMS)
         report.broken_identifiers = page.evaluate(BROKEN_IDENTIFIERS)
+        report.sideways = page.evaluate(SIDEWAYS)
         if click and path.startswith("katas/"):
             before = page.evaluate(FOLDS)
             for summary in page.locator(f"{FOLD} > summary").all():
@@ -333,6 +353,28 @@ def test_diagrams_fit_the_column_and_read_at_12px(screen, request):
             if d["smallest"] < 12:
                 problems.append(f"/{path}: {d['title']!r} has text at {d['smallest']:.1f} px")
     assert seen >= 5, f"only {seen} diagrams found: are they still inline SVG with role=img?"
+    assert not problems, "\n".join(problems)
+
+
+def test_tabular_output_keeps_its_columns_on_a_phone_and_says_it_scrolls(on_phone):
+    """The doctor's table on GPU hosts lost its alignment when its lines wrapped at 390 px. A
+    `.scrolls-sideways` box keeps each line whole and scrolls instead, with a shadow at the
+    hidden edge and a label that says so; these are the only boxes exempt from the cut-off
+    check above, and SCROLLS_SIDEWAYS names each."""
+    found = {path: len(r.sideways) for path, r in on_phone.items() if r.sideways}
+    assert found == SCROLLS_SIDEWAYS, (
+        f"sideways-scrolling boxes {found}, expected {SCROLLS_SIDEWAYS}"
+    )
+    problems = []
+    for path in found:
+        for box in on_phone[path].sideways:
+            if not box["scrolls"]:
+                problems.append(f"/{path}: a .scrolls-sideways box does not scroll")
+            if not box["wider"]:
+                problems.append(f"/{path}: a .scrolls-sideways box fits: it needs no exemption")
+            if "scroll sideways" not in box["label"]:
+                problems.append(f"/{path}: its label {box['label']} does not say it scrolls")
+            problems += [f"/{path}: line wraps: {line!r}" for line in box["wrapped"]]
     assert not problems, "\n".join(problems)
 
 
@@ -462,6 +504,61 @@ def test_every_torch_api_a_page_names_is_found_by_its_bare_and_dotted_names(site
         elif bare not in page.read_text():
             problems.append(f"{query!r} lands first on {hit}, which never names {bare}")
     assert not problems, f"{len(problems)} of {len(queries)} searches:\n" + "\n".join(problems)
+
+
+# Each search result group: its title link, and its links with Material's score for each.
+RESULT_GROUPS = """() => [...document.querySelectorAll('li.md-search-result__item')].map(item =>
+  [...item.querySelectorAll('a.md-search-result__link')].map(a => ({
+    href: a.href,
+    score: parseFloat(a.querySelector('article').dataset.mdScore),
+  })))"""
+
+# Searches whose best match is a section of a page, not its top.
+SECTION_QUERIES = ["memory_allocated", "CUDA_VISIBLE_DEVICES", "pin_memory", "doctor"]
+
+
+def test_a_search_result_opens_the_section_that_matched(base_url, browser):
+    """Material renders each page's group with the page itself first, as the title link, even
+    when a section scored higher; docs/javascripts/search-sections.js points that link (and so
+    Enter in the search box) at the best-scoring section. Teasers read as the page does."""
+    visit = Visit(browser, viewport=DESKTOP)
+    try:
+        page = visit.open(base_url, search_ready=True)
+        box = page.locator("input.md-search__input")
+        meta = page.locator(".md-search-result__meta")
+        problems, to_sections, indexed_forms = [], 0, 0
+        for query in SECTION_QUERIES:
+            box.click()
+            box.fill("")
+            page.wait_for_function("m => !/\\d/.test(m.textContent)", arg=meta.element_handle())
+            box.fill(query)
+            box.press("End")  # Material searches on a key event, not on fill
+            page.wait_for_function("m => /\\d/.test(m.textContent)", arg=meta.element_handle())
+            page.wait_for_timeout(100)  # the script rewrites the links after Material renders
+            for group in page.evaluate(RESULT_GROUPS):
+                title, best = group[0], max(group, key=lambda link: link["score"])
+                if best["score"] > title["score"] and title["href"] != best["href"]:
+                    problems.append(f"{query!r}: {title['href']} is not the best, {best['href']}")
+                to_sections += "#" in title["href"]
+            # The shorter API forms docs/hooks.py indexes (in a <sub>) stay out of teasers.
+            forms = page.evaluate(
+                "() => [...document.querySelectorAll('.md-search-result sub')]"
+                ".map(sub => [sub.textContent, sub.checkVisibility()])"
+            )
+            indexed_forms += len(forms)
+            problems += [f"{query!r}: a teaser shows {text!r}" for text, shown in forms if shown]
+        assert not problems, "\n".join(problems)
+        assert to_sections, f"no search of {SECTION_QUERIES} led to a section: test is vacuous"
+        assert indexed_forms, f"no teaser of {SECTION_QUERIES} held a search-only form: vacuous"
+        # A reader who presses Enter follows the first result, to its section ("doctor" is
+        # last: its first result is a section of GPU hosts).
+        first = page.locator(".md-search-result__item > a").first.get_attribute("href")
+        box.press("Enter")
+        page.wait_for_url(lambda url: "#" in url)
+        assert urlsplit(page.url).fragment == urlsplit(first).fragment, (page.url, first)
+        assert not visit.errors + visit.off_host, visit.errors + visit.off_host
+    finally:
+        visit.close()
 
 
 # --- theme --------------------------------------------------------------------------------------

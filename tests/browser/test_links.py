@@ -3,6 +3,7 @@ and the checker itself catches each kind of broken link."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,25 @@ def test_every_internal_link_and_anchor_resolves_and_external_links_are_well_for
     broken, checked = check_site(site_dir)
     assert checked > 500, f"only {checked} links found in {site_dir}: is it the whole site?"
     assert not broken, f"{len(broken)} broken links of {checked}:\n" + "\n".join(map(str, broken))
+
+
+def test_no_page_shows_the_build_machines_paths(site_dir):
+    """Executed blocks print what they see: an interpreter's or the checkout's path is the build
+    machine's, not the reader's (GPU hosts once showed `.../.nox/docs/bin/python`, then the
+    session's stop line showed the venv's). Pages write `<this env>/bin/python` instead."""
+    from dojo import catalogue
+
+    private = {str(catalogue.ROOT), sys.prefix, str(Path(sys.executable).parent)}
+    private = {p for p in private if not any(p != q and p.startswith(q) for q in private)}
+    problems = []
+    for file in sorted([*site_dir.rglob("*.html"), *site_dir.rglob("search_index.json")]):
+        text = file.read_text(errors="replace")
+        problems += [
+            f"{file.relative_to(site_dir)}: ...{text[max(0, i - 60) : i + 60]}..."
+            for path in private
+            if (i := text.find(path)) >= 0
+        ]
+    assert not problems, "the site shows the build machine's paths:\n" + "\n".join(problems)
 
 
 def _page(root: Path, path: str, body: str) -> None:
