@@ -81,13 +81,16 @@ def table(data: dict) -> str:
         "| --- |" + " --- |" * len(backends),
     ]
     for key, label in LABELS.items():
-        if all(key in data["median"][b] for b in backends):
-            cells = [
-                f"{data['median'][b][key] / 1e9:.2f}" if key.endswith("bytes")
-                else f"{data['median'][b][key]:.1f}"
-                for b in backends
-            ]  # fmt: skip
-            rows.append(f"| {label} | " + " | ".join(cells) + " |")
+        if not any(key in data["median"][b] for b in backends):
+            continue
+        cells = []
+        for b in backends:
+            value = data["median"][b].get(key)
+            if value is None:
+                cells.append("not measured")
+            else:
+                cells.append(f"{value / 1e9:.2f}" if key.endswith("bytes") else f"{value:.1f}")
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
     note = (
         f"\n\nMedians of {data['rounds']} rounds, backends alternated, on {data['cores']} cores "
         f"(load {data['load_1min']} at the end), package caches warm."

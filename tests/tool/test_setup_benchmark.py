@@ -35,6 +35,12 @@ def test_a_quick_run_shows_only_what_it_measured():
     assert "first verdict" in text and "nox/" not in text
 
 
+def test_a_measure_taken_for_one_backend_only_says_so_for_the_other():
+    median = {"uv": {"first_verdict_s": 8.0, "nox_s": 300.0}, "pip": {"first_verdict_s": 40.0}}
+    text = setup.table({"rounds": 1, "cores": 2, "load_1min": 0.5, "median": median})
+    assert "| `nox` (s) | 300.0 | not measured |" in text
+
+
 def test_committed_figures_if_any_are_readable():
     if not setup.OUT.is_file():
         pytest.skip("no committed set-up figures yet (python -m benchmarks.setup)")
