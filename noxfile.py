@@ -131,8 +131,9 @@ def tests(session: nox.Session) -> None:
     """Run every cpu-tier test against the reference solutions, and the tool's own tests."""
     _install(session, "learn")  # the tool tests drive `python -m katas watch`
     # A uv venv has no pip; the tool tests build GPU hosts' envs (tests-cuda runs pip in them)
-    # from this one's packages.
-    session.install("pip")
+    # from this one's packages, and run nox from this python, one with torch, as a GPU host's
+    # `.venv/bin/nox` runs.
+    session.install("pip", "nox==2026.10.20")
     # Two xdist workers: measured 25 s against 37 s serial on 2 cores (each worker pays the
     # ~2.5 s torch import, so more workers than cores only adds start-up cost).
     _pytest(session, "--impl", "reference", "-m", "cpu", "-n", "2")
