@@ -50,18 +50,21 @@ class Refusal(Exception):
 
 def _read_state(name: str) -> dict:
     try:
-        return json.loads((STATE / f"{name}.json").read_text())
+        return json.loads((STATE / f"{name}.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and a rename: an interrupt never leaves half a file."""
+def _write_atomic(path: Path, data: str | bytes, mode: int | None = None) -> None:
+    """Write via a temporary file and a rename: an interrupt never leaves half a file. `mode`:
+    the file's permissions (a temporary file starts as 0600)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -69,49 +72,116 @@ def _write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def _write_state(name: str, data: dict) -> None:
+@contextlib.contextmanager
+def _state_lock():
+    """Hold .katas-state/ for one read-change-write: two commands at once lose no update."""
     STATE.mkdir(exist_ok=True)
-    (STATE / ".gitignore").write_text("*\n")
-    _write_atomic(STATE / f"{name}.json", json.dumps(data, indent=1))
+    with open(STATE / ".lock", "a") as lock:
+        try:
+            import fcntl
+
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        except ImportError:  # not on Windows: there, the last write wins
+            pass
+        yield
+
+
+_warned: list[str] = []
+
+
+def _update_state(name: str, change) -> None:
+    """Apply `change(data)` to the state file `name`, under the lock. Where .katas-state/
+    cannot be written, say so once and go on: a verdict is still a verdict."""
+    try:
+        with _state_lock():
+            data = _read_state(name)
+            change(data)
+            (STATE / ".gitignore").write_text("*\n")
+            _write_atomic(STATE / f"{name}.json", json.dumps(data, indent=1))
+    except OSError as err:
+        if not _warned:
+            _warned.append(name)
+            reason = err.strerror or type(err).__name__
+            print(
+                f"(could not save this in {STATE.name}/: {reason}. The verdict stands; "
+                "it is only not remembered.)",
+                file=sys.stderr,
+            )
 
 
 def _digest(kata: _catalogue.Kata) -> str:
     """What a verdict depends on: your file and the kata's tests."""
     h = hashlib.sha256()
     for path in (kata.stub, kata.tests):
-        h.update(path.read_bytes() if path.exists() else b"")
+        try:
+            h.update(path.read_bytes())
+        except OSError:  # missing, a directory, unreadable: none of these is a solution
+            h.update(b"")
     return h.hexdigest()
 
 
 def _remember(verdicts) -> None:
+    def change(saved: dict) -> None:
+        for v in verdicts.values():
+            # A quick run can say "not done" for sure, but only the full run can say "done".
+            if not (v.quick and v.state == "done") and v.state != "stopped":
+                kata = _catalogue.get(v.kata)
+                saved[v.kata] = {"digest": _digest(kata), **json.loads(v.to_json())}
+
+    _update_state("verdicts", change)
+
+
+def _known_done(kata: _catalogue.Kata, saved: dict | None = None) -> bool:
+    saved = (_read_state("verdicts") if saved is None else saved).get(kata.name)
+    return bool(saved and saved.get("solved") and saved.get("digest") == _digest(kata))
+
+
+def _next_not_done(after: _catalogue.Kata | None = None) -> _catalogue.Kata | None:
+    """The first kata not done, counting from the one after `after` and coming round; None
+    when every kata is done."""
+    katas = _catalogue.katas()
+    start = after.number if after is not None else 0
     saved = _read_state("verdicts")
-    for v in verdicts.values():
-        # A quick run can say "not done" for sure, but only the full run can say "done".
-        if not (v.quick and v.state == "done") and not v.problem.startswith("stopped"):
-            kata = _catalogue.get(v.kata)
-            saved[v.kata] = {"digest": _digest(kata), **json.loads(v.to_json())}
-    _write_state("verdicts", saved)
-
-
-def _known_done(kata: _catalogue.Kata) -> bool:
-    saved = _read_state("verdicts").get(kata.name)
-    return bool(saved and saved["solved"] and saved["digest"] == _digest(kata))
-
-
-def _first_not_done() -> _catalogue.Kata:
-    for kata in _catalogue.katas():
-        if not _known_done(kata):
+    for kata in katas[start:] + katas[:start]:
+        if not _known_done(kata, saved):
             return kata
-    return _catalogue.katas()[-1]
+    return None
+
+
+def _all_done_words() -> str:
+    """Every kata is done: say so, and what is left to do."""
+    saved = _read_state("verdicts")
+    gpu = sum(saved.get(k.name, {}).get("skipped", 0) for k in _catalogue.katas())
+    lines = [f"Every kata is done: {len(_catalogue.katas())} of {len(_catalogue.katas())}. Well done!"]
+    if gpu:
+        lines.append(
+            f"- {_plural(gpu, 'cuda test')} did not run here: they need an NVIDIA GPU. On a "
+            "machine with one, `nox -s tests-cuda` runs them against your katas "
+            "(docs/gpu-hosts.md)."
+        )
+    lines.append(
+        "- Compare your code with the reference solutions: `python -m katas solution NAME`."
+    )
+    return "\n".join(lines)
 
 
 def _kata(name: str | None) -> _catalogue.Kata:
     if name is None:
-        return _first_not_done()
+        return _next_not_done() or _catalogue.katas()[-1]
     try:
-        return _catalogue.get(name)
+        kata = _catalogue.get(name)
     except ValueError as err:
         raise Refusal(str(err), code=2) from None
+    return kata
+
+
+def _must_be_a_file(kata: _catalogue.Kata) -> None:
+    """katas/NAME.py must be a file (or missing, for reset): say so, in a sentence, if not."""
+    if kata.stub.exists() and not kata.stub.is_file():
+        raise Refusal(
+            f"katas/{kata.name}.py is not a file (a directory?). Move it away; "
+            f"`python -m katas reset {kata.name}` then puts the stub back."
+        )
 
 
 # --- torch lives in the venv that `nox -s learn` builds --------------------------------------
@@ -163,16 +233,25 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _gpu_note(skipped: int) -> str:
+    """The cuda tests that did not run here: they come on top of the ones counted."""
+    if not skipped:
+        return ""
+    return f"{_plural(skipped, 'more cuda test')} {'needs' if skipped == 1 else 'need'} a GPU"
+
+
 def render(v, kata: _catalogue.Kata) -> str:
     """A verdict for people: the verdict first, then the messages."""
     head = f"{kata.number}. {kata.name}"
+    gpu = _gpu_note(v.skipped)
     if v.problem:
         return f"✗ {head}: {v.problem}"
-    skipped = f"{_plural(v.skipped, 'cuda test')} skipped: no CUDA device here" if v.skipped else ""
     if v.state == "done":
         if v.quick:
-            return f"… {head}: all {v.passed} tests pass a quick run; confirming with the full run"
-        cuda = f" ({skipped})" if skipped else ""
+            return (
+                f"… {head}: all {v.passed} tests pass a quick run; confirming with the full run"
+            )
+        cuda = f" ({gpu}: none here)" if gpu else ""
         return f"✓ {head} is done: all {v.passed} tests pass{cuda}."
     lines = []
     if v.state == "not started":
@@ -182,12 +261,16 @@ def render(v, kata: _catalogue.Kata) -> str:
             "`raise NotImplementedError(...)` with your code."
         )
     else:
-        parts = [f"{v.passed} of {v.total} tests pass"]
+        one = v.total == 1
+        parts = [f"{v.passed} of {v.total} {'test passes' if one else 'tests pass'}"]
         if v.failed:
             parts.append(f"{v.failed} fail")
         if v.not_written:
-            parts.append(f"{v.not_written} wait for unwritten functions")
-        notes = "; ".join(filter(None, ["a quick run" if v.quick else "", skipped]))
+            parts.append(
+                f"{v.not_written} {'waits' if v.not_written == 1 else 'wait'} for unwritten "
+                f"{'functions' if len(v.unwritten) != 1 else 'function'}"
+            )
+        notes = "; ".join(filter(None, ["a quick run" if v.quick else "", gpu]))
         lines.append(f"✗ {head}: {', '.join(parts)}" + (f" ({notes})." if notes else "."))
     for i, message in enumerate(v.messages, start=1):
         indented = message.replace("\n", "\n   ")
@@ -200,9 +283,9 @@ def render(v, kata: _catalogue.Kata) -> str:
 
 
 def _next_words(kata: _catalogue.Kata) -> str:
-    nxt = _catalogue.after(kata.name)
+    nxt = _next_not_done(kata)
     if nxt is None:
-        return "That was the last kata. Well done!"
+        return _all_done_words()
     return (
         f"Next: {nxt.number}. {nxt.name} ({nxt.title}). Open katas/{nxt.name}.py and read "
         f"docs/katas/{nxt.name}.md, then: python -m katas check {nxt.name}"
@@ -294,8 +377,7 @@ def cmd_hint(args) -> int:
         n = shown + 1
     print(f"{kata.name}, hint {n} of {len(hints)}: {hints[n - 1].about}\n{hints[n - 1].text}")
     if n > shown:
-        seen[kata.name] = n
-        _write_state("hints", seen)
+        _update_state("hints", lambda data: data.update({kata.name: max(n, data.get(kata.name, 0))}))
     if n < len(hints):
         print(f"(More: python -m katas hint {kata.name})")
     return 0
