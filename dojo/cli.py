@@ -23,8 +23,10 @@ import importlib.util
 import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from dojo import catalogue as _catalogue
@@ -152,7 +154,9 @@ def _all_done_words() -> str:
     """Every kata is done: say so, and what is left to do."""
     saved = _read_state("verdicts")
     gpu = sum(saved.get(k.name, {}).get("skipped", 0) for k in _catalogue.katas())
-    lines = [f"Every kata is done: {len(_catalogue.katas())} of {len(_catalogue.katas())}. Well done!"]
+    lines = [
+        f"Every kata is done: {len(_catalogue.katas())} of {len(_catalogue.katas())}. Well done!"
+    ]
     if gpu:
         lines.append(
             f"- {_plural(gpu, 'cuda test')} did not run here: they need an NVIDIA GPU. On a "
@@ -248,9 +252,7 @@ def render(v, kata: _catalogue.Kata) -> str:
         return f"✗ {head}: {v.problem}"
     if v.state == "done":
         if v.quick:
-            return (
-                f"… {head}: all {v.passed} tests pass a quick run; confirming with the full run"
-            )
+            return f"… {head}: all {v.passed} tests pass a quick run; confirming with the full run"
         cuda = f" ({gpu}: none here)" if gpu else ""
         return f"✓ {head} is done: all {v.passed} tests pass{cuda}."
     lines = []
@@ -295,24 +297,86 @@ def _next_words(kata: _catalogue.Kata) -> str:
 # --- commands ---------------------------------------------------------------------------------
 
 
+class Ticker:
+    """Says at once that a check started, and how far it is while it runs.
+
+    On a terminal, one line that updates in place and is wiped before the verdict; elsewhere
+    (a pipe, a log), a line every `every` seconds of a long check."""
+
+    def __init__(self, kata: _catalogue.Kata, *, say_start: bool = True, every: float = 10.0):
+        self.kata, self.every = kata, every
+        self.tty = sys.stdout.isatty()
+        self.start = self.last = time.monotonic()
+        self.shown = False
+        if say_start or self.tty:
+            self._say(f"checking {kata.name}…")
+
+    def _say(self, text: str) -> None:
+        if self.tty:
+            sys.stdout.write(f"\r\033[K{text}")
+        else:
+            sys.stdout.write(f"{text}\n")
+        sys.stdout.flush()
+        self.shown = True
+
+    def __call__(self, progress: dict) -> None:
+        now = time.monotonic()
+        if now - self.last < (0.25 if self.tty else self.every):
+            return
+        self.last = now
+        done, total, failed = (progress.get(k, 0) for k in ("done", "total", "failed"))
+        tally = f"{done} of {total} tests done" + (f", {failed} not passing" if failed else "")
+        self._say(f"checking {self.kata.name}… {tally} ({now - self.start:.0f} s)")
+
+    def clear(self) -> None:
+        """Wipe the updating line (on a terminal), so that the verdict starts on a clean one."""
+        if self.tty and self.shown:
+            sys.stdout.write("\r\033[K")
+            sys.stdout.flush()
+        self.shown = False
+
+
 def cmd_check(args) -> int:
     from dojo import runner
 
+    if args.name is None and _next_not_done() is None:  # nothing left to check
+        print(json.dumps({"all_done": True}) if args.porcelain else _all_done_words())
+        if not args.porcelain:
+            print("(`python -m katas check NAME` checks one of them again.)")
+        return 0
     kata = _kata(args.name)
+    _must_be_a_file(kata)
     runner.warm_up()
-    quick = runner.check([kata.name], quick=True, time_limit=args.time_limit)[kata.name]
+    deadline = time.monotonic() + args.time_limit  # one limit for the quick and the full run
+    ticker = None if args.porcelain else Ticker(kata, say_start=False)
+
+    def run(quick: bool):
+        verdict = runner.check(
+            [kata.name],
+            quick=quick,
+            time_limit=args.time_limit,
+            deadline=deadline,
+            on_progress=ticker,
+            then=quick,
+        )[kata.name]
+        if ticker:
+            ticker.clear()
+        return verdict
+
+    quick = run(quick=True)
     if quick.state != "done" or quick.problem:
+        print(quick.to_json() if args.porcelain else render(quick, kata), flush=True)
         _remember({kata.name: quick})
-        print(quick.to_json() if args.porcelain else render(quick, kata))
         return 1
     if not args.porcelain:
         print(render(quick, kata), flush=True)
-    verdict = runner.check([kata.name], time_limit=args.time_limit)[kata.name]
-    _remember({kata.name: verdict})
+    verdict = run(quick=False)
     if args.porcelain:
-        print(verdict.to_json())
+        print(verdict.to_json(), flush=True)
+        _remember({kata.name: verdict})
     else:
-        print(render(verdict, kata))
+        print(render(verdict, kata), flush=True)
+        _remember({kata.name: verdict})
         if verdict.solved:
             print(_next_words(kata))
     return 0 if verdict.solved else 1
@@ -323,37 +387,44 @@ def cmd_list(args) -> int:
 
     katas = _catalogue.katas()
     saved = _read_state("verdicts")
-    stale = [k.name for k in katas if saved.get(k.name, {}).get("digest") != _digest(k)]
+    not_files = {k.name for k in katas if k.stub.exists() and not k.stub.is_file()}
+    stale = [
+        k.name
+        for k in katas
+        if k.name not in not_files and saved.get(k.name, {}).get("digest") != _digest(k)
+    ]
     if stale:
         runner.warm_up()
-        fresh = runner.check(stale, time_limit=args.time_limit * len(stale))
+        fresh = runner.check_each(stale, time_limit=args.time_limit)
         _remember(fresh)
-        saved = _read_state("verdicts")
-        for name, v in fresh.items():  # a stopped run is reported, not remembered
-            saved.setdefault(name, json.loads(v.to_json()))
+        for name, v in fresh.items():  # what was just found, remembered or not (a stop)
+            saved[name] = json.loads(v.to_json())
     done = passed = total = 0
-    rows = []
+    rows, problems, states = [], [], {}
     for kata in katas:
-        v = saved.get(kata.name, {})
-        state = v.get("state", "not checked")
-        if v.get("problem") and state not in ("does not import",):
-            state = "stopped: " + v["problem"].split(":")[0]
-        n_total = v.get("passed", 0) + v.get("failed", 0) + v.get("not_written", 0)
+        v = saved.get(kata.name, {}) if kata.name not in not_files else {}
+        state = v.get("state", "not checked") if kata.name not in not_files else "not a file"
+        if v.get("problem"):
+            first = v["problem"].splitlines()[0]
+            problems.append(f"{kata.number:>2}. {kata.name}: {first}")
+        states[kata.name] = state
+        n_total = sum(v.get(k, 0) for k in ("passed", "failed", "not_written", "blocked"))
         done += state == "done"
         passed += v.get("passed", 0)
         total += n_total
-        gpu = f"  ({v['skipped']} cuda tests need a GPU)" if v.get("skipped") else ""
+        gpu = f"  (+ {_gpu_note(v.get('skipped', 0))})" if v.get("skipped") else ""
         score = f"{v.get('passed', 0):>3}/{n_total:<3}"
         rows.append(f"{kata.number:>2}. {kata.name:<18} {state:<16} {score}{gpu}")
     print(f"PyTorch GPU Katas: {done} of {len(katas)} done, {passed} of {total} tests passing\n")
     print("\n".join(rows))
-    nxt = next((k for k in katas if saved.get(k.name, {}).get("state") != "done"), None)
+    if problems:
+        print("\n" + "\n".join(problems))
+    nxt = next((k for k in katas if states[k.name] != "done"), None)
     print()
-    print(
-        f"Next: {nxt.number}. {nxt.name}: python -m katas check {nxt.name}"
-        if nxt
-        else "Every kata is done. Well done!"
-    )
+    if nxt is None:
+        print(_all_done_words())
+    else:
+        print(f"Next: {nxt.number}. {nxt.name}: python -m katas check {nxt.name}")
     return 0
 
 
@@ -377,7 +448,9 @@ def cmd_hint(args) -> int:
         n = shown + 1
     print(f"{kata.name}, hint {n} of {len(hints)}: {hints[n - 1].about}\n{hints[n - 1].text}")
     if n > shown:
-        _update_state("hints", lambda data: data.update({kata.name: max(n, data.get(kata.name, 0))}))
+        _update_state(
+            "hints", lambda data: data.update({kata.name: max(n, data.get(kata.name, 0))})
+        )
     if n < len(hints):
         print(f"(More: python -m katas hint {kata.name})")
     return 0
@@ -388,6 +461,7 @@ def cmd_solution(args) -> int:
     if not (args.force or _known_done(kata)):
         from dojo import runner
 
+        _must_be_a_file(kata)
         runner.warm_up()
         verdict = runner.check([kata.name], time_limit=args.time_limit)[kata.name]
         _remember({kata.name: verdict})
@@ -409,24 +483,65 @@ def cmd_reset(args) -> int:
 
     kata = _kata(args.name)
     original = source.stub_text(kata)
-    current = kata.stub.read_text() if kata.stub.exists() else None
-    if current == original:
+    _must_be_a_file(kata)
+    pristine = original.encode("utf-8")  # the file's bytes: your file may be in any encoding
+    try:
+        current = kata.stub.read_bytes() if kata.stub.exists() else None
+        mode = stat.S_IMODE(kata.stub.stat().st_mode) if current is not None else _new_file_mode()
+    except OSError as err:
+        raise Refusal(
+            f"could not read katas/{kata.name}.py ({_why(err)}); nothing changed"
+        ) from None
+    if current == pristine:
         print(f"katas/{kata.name}.py is already the original stub; nothing to do.")
         return 0
+    saved = ""
     if current is not None:
-        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        backup = BACKUPS / f"{kata.name}-{stamp}.py"
-        n = 1
-        while backup.exists():
-            n += 1
-            backup = BACKUPS / f"{kata.name}-{stamp}-{n}.py"
-        BACKUPS.mkdir(exist_ok=True)
-        (BACKUPS / ".gitignore").write_text("*\n")
-        _write_atomic(backup, current)
+        try:
+            backup = _backup(kata, current, mode)
+        except OSError as err:
+            raise Refusal(
+                f"could not save your katas/{kata.name}.py in {BACKUPS.name}/ ({_why(err)}), "
+                f"so it is left as it was. Make {BACKUPS.name}/ a folder you can write to, "
+                "or move it away, and reset again."
+            ) from None
+        saved = f" Your file is saved as {backup.relative_to(ROOT)}."
         print(f"Your katas/{kata.name}.py is saved as {backup.relative_to(ROOT)}")
-    _write_atomic(kata.stub, original)
+    try:
+        _write_atomic(kata.stub, pristine, mode)
+    except OSError as err:
+        raise Refusal(
+            f"could not write katas/{kata.name}.py ({_why(err)}): is katas/ read-only? "
+            f"The file is as it was.{saved}"
+        ) from None
     print(f"katas/{kata.name}.py is the original stub again.")
     return 0
+
+
+def _why(err: OSError) -> str:
+    """An OSError in a few words: "Permission denied: .katas-backup"."""
+    where = f": {Path(err.filename).name}" if err.filename else ""
+    return f"{err.strerror or type(err).__name__}{where}"
+
+
+def _new_file_mode() -> int:
+    """The mode a new file gets here (0666 less the umask), as an editor would create it."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _backup(kata: _catalogue.Kata, current: bytes, mode: int) -> Path:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    backup = BACKUPS / f"{kata.name}-{stamp}.py"
+    n = 1
+    while backup.exists():
+        n += 1
+        backup = BACKUPS / f"{kata.name}-{stamp}-{n}.py"
+    BACKUPS.mkdir(exist_ok=True)
+    (BACKUPS / ".gitignore").write_text("*\n")
+    _write_atomic(backup, current, mode)
+    return backup
 
 
 def cmd_explain(args) -> int:
@@ -472,7 +587,11 @@ def cmd_docs(args) -> int:
 def cmd_watch(args) -> int:
     from dojo import watch
 
-    return watch.main(args, _kata(args.name))
+    if args.name is None and _next_not_done() is None:
+        return watch.main(args, None)  # every kata is done: say so, then wait for a save
+    kata = _kata(args.name)
+    _must_be_a_file(kata)
+    return watch.main(args, kata)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -489,7 +608,8 @@ def parser() -> argparse.ArgumentParser:
         type=float,
         default=60.0,
         metavar="SECONDS",
-        help="stop a check that runs longer (default 60)",
+        help="stop a check (quick and full run together; in `list`, each kata's) that runs "
+        "longer (default 60)",
     )
     sub.add_parser("list", parents=[limit], help="every kata with its status")
     c = sub.add_parser("check", parents=[limit], help="check one kata")
