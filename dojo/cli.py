@@ -412,7 +412,7 @@ def cmd_list(args) -> int:
         done += state == "done"
         passed += v.get("passed", 0)
         total += n_total
-        gpu = f"  (+ {_gpu_note(v.get('skipped', 0))})" if v.get("skipped") else ""
+        gpu = f"  + {_plural(v['skipped'], 'cuda test')} for a GPU" if v.get("skipped") else ""
         score = f"{v.get('passed', 0):>3}/{n_total:<3}"
         rows.append(f"{kata.number:>2}. {kata.name:<18} {state:<16} {score}{gpu}")
     print(f"PyTorch GPU Katas: {done} of {len(katas)} done, {passed} of {total} tests passing\n")

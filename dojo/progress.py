@@ -33,7 +33,7 @@ _stats: dict[str, dict] = {}
 # The runner's: called with {"total", "done", "passed", "failed", "running"} as tests go.
 listener: Callable[[dict], None] | None = None
 _run = {"total": 0, "done": 0, "passed": 0, "failed": 0, "running": ""}
-MESSAGE_LIMIT = 3000  # characters of one failure message that are kept (a repr can be huge)
+MESSAGE_LIMIT = 1500  # characters kept of one failure message (a repr in it can be huge)
 
 
 def snapshot() -> dict[str, dict]:
@@ -52,10 +52,13 @@ def snapshot() -> dict[str, dict]:
 
 
 def shorten(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    """`text`, cut to about `limit` characters, saying how much was left out."""
+    """`text`, cut in the middle to about `limit` characters, saying how much was left out:
+    the start says what was called, the end what was expected and which hint helps."""
     if len(text) <= limit:
         return text
-    return f"{text[: limit - 200]} … ({len(text) - limit + 200:,} more characters not shown)"
+    head, tail = text[: limit * 2 // 3], text[-(limit // 3) :]
+    cut = len(text) - len(head) - len(tail)
+    return f"{head} … ({cut:,} characters not shown) … {tail}"
 
 
 def _tell() -> None:

@@ -428,7 +428,7 @@ def _died(code: int | None, progress: dict) -> str:
 def _stopped(time_limit: float, progress: dict, test_s: float) -> dict:
     """The verdict on a check stopped at its time limit: it names the test that was running,
     and blames the code only when that test, or nothing, has used most of the time."""
-    limit = f"stopped after {time_limit:g} s, the time limit"
+    limit = f"stopped after {time_limit:g} s (the time limit)"
     done, failed = progress.get("done", 0), progress.get("failed", 0)
     total = progress.get("total", 0)
     running = _short(progress.get("running", ""))
@@ -440,7 +440,7 @@ def _stopped(time_limit: float, progress: dict, test_s: float) -> dict:
             "problem": f"{limit} ({tally}): this machine needs more time for this kata. "
             f"Give it more with {more}."
         }
-    where = f" in {running}, which ran {test_s:.0f} s" if running else ""
+    where = f" in {running}, which had run {test_s:.0f} s" if running else ""
     return {
         "problem": f"{limit}{where}. Does your code loop forever, or build something huge? "
         f"If not, give it more time with {more}."
