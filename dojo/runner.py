@@ -414,6 +414,10 @@ def _died(code: int | None, progress: dict) -> str:
     """Why a child ended without a result, from its exit status."""
     running = _short(progress.get("running", ""))
     where = f" while {running} ran" if running else ""
+    if (
+        not progress and code is not None and code > 0
+    ):  # before pytest started: the interpreter's own trouble
+        return f"the check's process ended before any test started (exit code {code})"
     if code is not None and code < 0:
         if -code == signal.SIGKILL:
             return f"the check was killed{where} (by the system: out of memory?)"
@@ -519,16 +523,30 @@ class _Job:
 LOOK_EVERY = 0.5  # seconds between two walks of a running child's process tree
 
 
+class _Cancelled(Exception):
+    pass
+
+
 def _run(
     jobs: list[_Job],
     *,
     parallel: int,
     cancel: Callable[[], bool] = lambda: False,
     on_progress: Callable[[dict], None] | None = None,
-    on_done: Callable[[int, dict], None] | None = None,
 ) -> list[dict | None]:
     """Run the jobs, `parallel` at a time; each one's outcome (None for all if cancelled)."""
     outcomes: list[dict | None] = [None] * len(jobs)
+    try:
+        for index, outcome in _each(jobs, parallel, cancel, on_progress):
+            outcomes[index] = outcome
+    except _Cancelled:
+        return [None] * len(jobs)
+    return outcomes
+
+
+def _each(jobs: list[_Job], parallel: int, cancel, on_progress):
+    """Run the jobs, `parallel` at a time; yield (index, outcome) as each ends. Raises
+    _Cancelled, with every child stopped, when `cancel()` says so."""
     waiting = list(range(len(jobs)))[::-1]
     running: dict[int, tuple[int, _Child, float]] = {}  # fd -> index, child, deadline
     looked = time.monotonic()
@@ -542,7 +560,7 @@ def _run(
                 running[child.fd] = (index, child, deadline)
             now = time.monotonic()
             if cancel():
-                return [None] * len(jobs)
+                raise _Cancelled
             timeout = max(0.0, min(0.05, *(d - now for _, _, d in running.values())))
             ready, _, _ = select.select(list(running), [], [], timeout)
             for fd in ready:
@@ -554,18 +572,14 @@ def _run(
                 if not going:
                     del running[fd]
                     child.close()
-                    outcomes[index] = child.outcome()
-                    if on_done:
-                        on_done(index, outcomes[index])
+                    yield index, child.outcome()
             now = time.monotonic()
             for fd, (index, child, deadline) in list(running.items()):
                 if now >= deadline:
                     del running[fd]
                     child.stop()
                     child.close()
-                    outcomes[index] = _stopped(jobs[index].limit, child.progress, now - child.since)
-                    if on_done:
-                        on_done(index, outcomes[index])
+                    yield index, _stopped(jobs[index].limit, child.progress, now - child.since)
             if running and now - looked > LOOK_EVERY:
                 looked = now
                 for _index, child, _deadline in running.values():
@@ -574,16 +588,13 @@ def _run(
         for _index, child, _deadline in running.values():
             child.stop()
             child.close()
-    return outcomes
 
 
 def forked_many(works: list[Callable[[], dict]], *, parallel: int, time_limit: float):
     """Run each work in its own forked child, `parallel` at a time; yield (index, result) as
     they finish. A child past `time_limit` is killed and yields a "stopped" result."""
-    done: list[tuple[int, dict]] = []
     jobs = [_Job(lambda w=w: _start(lambda _emit: w()), None, time_limit) for w in works]
-    _run(jobs, parallel=parallel, on_done=lambda i, o: done.append((i, o)))
-    yield from done
+    yield from _each(jobs, parallel, lambda: False, None)
 
 
 def forked(work: Callable[[], dict], *, time_limit: float = TIME_LIMIT) -> dict:
