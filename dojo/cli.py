@@ -21,6 +21,7 @@ import datetime
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import shutil
 import stat
@@ -36,6 +37,7 @@ ROOT = _catalogue.ROOT
 STATE = ROOT / ".katas-state"  # verdicts and hints seen; git-ignored
 BACKUPS = ROOT / ".katas-backup"  # what `reset` saved; git-ignored
 LEARN_PYTHON = ROOT / ".nox" / "learn" / "bin" / "python"
+VERDICTS_FORMAT = b"2"  # change it when remembered verdicts must be found again
 NEEDS_TORCH = {"list", "check", "watch", "solution", "docs"}
 
 
@@ -112,8 +114,9 @@ def _update_state(name: str, change) -> None:
 
 
 def _digest(kata: _catalogue.Kata) -> str:
-    """What a verdict depends on: your file and the kata's tests."""
-    h = hashlib.sha256()
+    """What a verdict depends on: your file and the kata's tests (and how the tool checks:
+    a verdict from before each kata had a process of its own in `list` is not trusted)."""
+    h = hashlib.sha256(VERDICTS_FORMAT)
     for path in (kata.stub, kata.tests):
         try:
             h.update(path.read_bytes())
@@ -348,7 +351,8 @@ def cmd_check(args) -> int:
     _must_be_a_file(kata)
     runner.warm_up()
     deadline = time.monotonic() + args.time_limit  # one limit for the quick and the full run
-    ticker = None if args.porcelain else Ticker(kata, say_start=False)
+    # progress only on a terminal: a log or a page that shows this output gets the verdict
+    ticker = None if args.porcelain else Ticker(kata, say_start=False, every=math.inf)
 
     def run(quick: bool):
         verdict = runner.check(

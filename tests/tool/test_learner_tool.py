@@ -50,7 +50,9 @@ def mark_done(repo: Path, names: list[str]) -> None:
     verdicts = {}
     for name in names:
         solve(repo, name)
-        digest = hashlib.sha256()
+        from dojo.cli import VERDICTS_FORMAT
+
+        digest = hashlib.sha256(VERDICTS_FORMAT)
         for path in (repo / "katas" / f"{name}.py", repo / "tests" / f"test_{name}.py"):
             digest.update(path.read_bytes())
         verdicts[name] = {
@@ -261,10 +263,11 @@ def test_help_and_readme_state_the_limit_as_it_is():
 
 
 def test_list_with_a_kata_that_hangs_at_import_waits_one_limit(repo):
-    mark_done(repo, ["device_selection"])
+    stale = ["copy_semantics", "view_vs_reshape", "sync_points"]
+    mark_done(repo, [k.name for k in _catalogue.katas() if k.name not in stale])
     with (repo / "katas" / "copy_semantics.py").open("a") as f:
         f.write("\nwhile True:\n    pass\n")
-    limit = 8
+    limit = 20
     start = time.monotonic()
     result = katas(repo, "list", "--time-limit", str(limit))
     took = time.monotonic() - start
@@ -276,10 +279,11 @@ def test_list_with_a_kata_that_hangs_at_import_waits_one_limit(repo):
     }
     assert "stopped" in rows["copy_semantics"], result.stdout
     assert [n for n, row in rows.items() if "stopped" in row] == ["copy_semantics"], rows
+    assert "not started" in rows["view_vs_reshape"] and "not started" in rows["sync_points"]
     assert "done" in rows["device_selection"], result.stdout
     assert "Next: 2. copy_semantics" in result.stdout, result.stdout
-    # one limit for the stuck kata, not one per stale kata (11 of them here)
-    assert took < 5 * limit, f"{took:.0f} s"
+    # one limit for the stuck kata, the others beside it: not one limit per stale kata (3 here)
+    assert took < 2 * limit, f"{took:.0f} s"
     assert strays(repo) == []
 
 
