@@ -121,7 +121,7 @@ def test_tests_a_broken_import_stopped_are_not_counted_as_gpu_tests(repo):
 def test_the_watch_says_at_once_that_a_save_is_being_checked(repo):
     with ctrl_c_reaches_children():
         proc = subprocess.Popen(
-            [sys.executable, "-m", "katas", "watch", "device_selection"],
+            [sys.executable, "-m", "katas", "watch", "device_selection", "--time-limit", "300"],
             cwd=repo,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -192,16 +192,20 @@ def test_watch_of_the_last_kata_not_done_says_all_is_done_and_checks_no_other(re
     solve(repo, names[0])
     with ctrl_c_reaches_children():
         proc = subprocess.Popen(
-            [sys.executable, "-m", "katas", "watch", names[0]],
+            [sys.executable, "-m", "katas", "watch", names[0], "--time-limit", "300"],
             cwd=repo,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
     try:
-        seen = []
+        seen: list[str] = []
         while "Still watching" not in (seen[-1] if seen else ""):
-            seen.append(_line(proc))
+            try:
+                seen.append(_line(proc))
+            except BaseException:
+                print("".join(seen))  # shown with the failure: where it stopped
+                raise
         text = "".join(seen)
         assert f"✓ 1. {names[0]} is done" in text, text
         assert "Every kata is done" in text and "On to" not in text, text
