@@ -243,9 +243,11 @@ def check_each(
     names: list[str], *, time_limit: float = TIME_LIMIT, parallel: int | None = None
 ) -> dict[str, Verdict]:
     """Full runs of each kata in a child of its own, `parallel` at a time (default: one per
-    core), each with its own time limit: one kata's import-time side effects cannot touch
-    another's verdict, and one that hangs costs one time limit, not one per kata."""
-    parallel = parallel or os.cpu_count() or 2
+    core, at most 4, or 2 where checks are spawned), each with its own time limit: one
+    kata's import-time side effects cannot touch another's verdict, and one that hangs costs
+    one time limit, not one per kata."""
+    # a few at a time: on a GPU host each child holds a CUDA context and its own torch
+    parallel = parallel or min(os.cpu_count() or 2, 4 if use_fork() else 2)
     starts: dict[int, float] = {}
     jobs = []
     for i, name in enumerate(names):
