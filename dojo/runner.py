@@ -599,6 +599,12 @@ def forked_many(works: list[Callable[[], dict]], *, parallel: int, time_limit: f
     yield from _each(jobs, parallel, lambda: False, None)
 
 
+def _forked(work: Callable[[], dict], time_limit: float, cancel: Callable[[], bool]):
+    """`forked`, stopped early (None) when `cancel()` says so."""
+    job = _Job(lambda: _start(lambda _emit: work()), None, time_limit)
+    return _run([job], parallel=1, cancel=cancel)[0]
+
+
 def forked(work: Callable[[], dict], *, time_limit: float = TIME_LIMIT) -> dict:
     """`work()`'s JSON-able result, computed in a child forked from this process, in its own
     process group, and killed with everything it started after `time_limit` seconds. The child
