@@ -8,8 +8,14 @@ the interpreter that runs this script (the learn venv: `.nox/learn/bin/python`):
 - watch, unwritten stub: seconds from a save to the verdict, median of N saves (goal: 0.5);
 - watch, correct solution (view_vs_reshape, the slowest kata): seconds from a save to the first
   verdict (the quick run) and to "done" (the full run), medians (goal for the first: 1.0);
+- distributed check: `python -m katas check distributed` on a correct solution, quick and full
+  run, seconds, median of --distributed-rounds (goal: at most 15 s on 2 cores at a load of 2 or
+  less), as forked here and as spawned on a GPU host (KATAS_RUNNER=spawn), alternated. Skip it
+  with --distributed-rounds 0;
 - mistake corpus: the whole `python -m dojo.verify mistakes`, as a ratio to (number of
   mistakes × a bare import) (goal: at most 0.5). Skip it with --no-mistakes.
+
+The machine's load average is recorded before and after: on a busy machine every figure grows.
 """
 
 from __future__ import annotations
@@ -118,6 +124,35 @@ def watch_solution(repo: Path, rounds: int) -> dict:
     }
 
 
+def distributed_check(repo: Path, rounds: int) -> dict:
+    """A correct `distributed`, checked as a learner would, forked and spawned in turn."""
+    solve(repo, "distributed")
+    seconds: dict[str, list[float]] = {"fork": [], "spawn": []}
+    loads = []
+    for n in range(rounds):
+        for how in ("fork", "spawn") if n % 2 == 0 else ("spawn", "fork"):
+            loads.append(os.getloadavg()[0])
+            start = time.perf_counter()
+            done = subprocess.run(
+                [PY, "-m", "katas", "check", "distributed", "--porcelain"],
+                cwd=repo,
+                env={**os.environ, "KATAS_RUNNER": how},
+                capture_output=True,
+                text=True,
+            )
+            seconds[how].append(time.perf_counter() - start)
+            verdict = json.loads(done.stdout.strip().splitlines()[-1])
+            if not verdict.get("solved"):
+                raise RuntimeError(f"distributed, {how}: not done: {verdict}")
+    return {
+        "fork_s": statistics.median(seconds["fork"]),
+        "spawn_s": statistics.median(seconds["spawn"]),
+        "all_s": seconds,
+        "load_during": loads,
+        "goal": 15.0,
+    }
+
+
 def mistakes(repo: Path, bare_import_s: float) -> dict:
     n = sum(len(list(k.mistakes.glob("*.py"))) for k in _catalogue.katas())
     seconds = _timed([PY, "-m", "dojo.verify", "mistakes"], repo)
@@ -134,6 +169,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="measurements per figure")
     parser.add_argument("--out", type=Path, help="also write the figures to this JSON file")
     parser.add_argument("--no-mistakes", action="store_true", help="skip the mistake corpus")
+    parser.add_argument(
+        "--distributed-rounds",
+        type=int,
+        default=3,
+        metavar="N",
+        help="checks of a correct distributed, each way (default 3; 0 skips them)",
+    )
     args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error(f"--rounds must be at least 1, not {args.rounds}")
@@ -160,6 +202,14 @@ def main(argv: list[str] | None = None) -> int:
             f" s after a save (goal ≤ 1.0), done after {w['save_to_done_s']:.2f} s",
             flush=True,
         )
+        if args.distributed_rounds > 0:
+            results["distributed_check"] = distributed_check(repo, args.distributed_rounds)
+            d = results["distributed_check"]
+            print(
+                f"distributed check, correct solution: {d['fork_s']:.1f} s forked, "
+                f"{d['spawn_s']:.1f} s spawned (goal ≤ {d['goal']:g} s)",
+                flush=True,
+            )
         if not args.no_mistakes:
             results["mistakes"] = mistakes(repo, results["cold_check"]["bare_import_s"])
             m = results["mistakes"]

@@ -198,6 +198,13 @@ def import_problem(err: BaseException, where: Path) -> str:
         return f"could not import {where}{line}: {type(err).__name__}: {err.msg}{text}"
     frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.endswith(str(where))]
     line = f", line {frames[-1].lineno}" if frames else ""
+    if isinstance(err, SystemExit):  # argparse's parse_args() at module level, or exit()
+        code = "" if err.code is None else repr(err.code)
+        return (
+            f"could not import {where}{line}: it called sys.exit({code}) while being "
+            "imported. Code that reads the command line (argparse's parse_args()) or "
+            'exits belongs under `if __name__ == "__main__":`'
+        )
     return f"could not import {where}{line}: {type(err).__name__}: {err}"
 
 
@@ -234,7 +241,8 @@ def _load(config: pytest.Config, kata: _catalogue.Kata):
             spec.loader.exec_module(module)
         else:
             module = importlib.import_module(f"{impl}.{kata.name}")
-    except Exception as err:  # a learner's syntax error is reported once, not a traceback dump
+    except (Exception, SystemExit) as err:  # a learner's syntax error (or sys.exit()) is
+        # reported once, not a traceback dump
         _broken[key] = import_problem(err, Path(where))
     if key in _broken:  # outside the except block, so no "during handling" chain is shown
         pytest.fail(

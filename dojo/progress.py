@@ -8,6 +8,8 @@ and keeps the failure messages. `python -m katas check|watch|list` read `snapsho
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from dojo import catalogue as _catalogue
@@ -18,19 +20,66 @@ def _empty() -> dict:
         "passed": 0,
         "failed": 0,
         "not_written": 0,
-        "skipped": 0,
+        "blocked": 0,  # could not run: the kata's file does not import
+        "skipped": 0,  # need a GPU (or two) this machine does not have
         "messages": [],
+        "repeats": [],  # how many failures said each message
         "unwritten": [],
         "problem": "",
     }
 
 
 _stats: dict[str, dict] = {}
+# The runner's: called with {"total", "done", "passed", "failed", "running"} as tests go.
+listener: Callable[[dict], None] | None = None
+_run = {"total": 0, "done": 0, "passed": 0, "failed": 0, "running": ""}
+MESSAGE_LIMIT = 1500  # characters kept of one failure message (a repr in it can be huge)
 
 
 def snapshot() -> dict[str, dict]:
-    """Counts and messages per kata name, for the runner (plain data: it crosses a pipe)."""
-    return {name: dict(counts) for name, counts in _stats.items()}
+    """Counts and messages per kata name, for the runner (plain data: it crosses a pipe).
+    A message that several failures share is kept once, and says how many it stands for."""
+    out = {}
+    for name, counts in _stats.items():
+        c = dict(counts)
+        c["messages"] = [
+            m if n == 1 else f"{m}\n(shown once: {n} failures say this)"
+            for m, n in zip(counts["messages"], counts["repeats"], strict=True)
+        ]
+        del c["repeats"]
+        out[name] = c
+    return out
+
+
+def shorten(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """`text`, cut in the middle to about `limit` characters, saying how much was left out:
+    the start says what was called, the end what was expected and which hint helps."""
+    if len(text) <= limit:
+        return text
+    head, tail = text[: limit * 2 // 3], text[-(limit // 3) :]
+    cut = len(text) - len(head) - len(tail)
+    return f"{head} … ({cut:,} characters not shown) … {tail}"
+
+
+def _tell() -> None:
+    if listener is not None:
+        listener(dict(_run))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    _run["total"] = len(session.items)
+    _tell()
+
+
+def pytest_runtest_logstart(nodeid: str, location) -> None:
+    _run["running"] = nodeid
+    _tell()
+
+
+def pytest_runtest_logfinish(nodeid: str, location) -> None:
+    _run["done"] += 1
+    _run["running"] = ""
+    _tell()
 
 
 def _learner_mode(config: pytest.Config) -> bool:
@@ -49,11 +98,19 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         return
     counts = _stats.setdefault(kata.name, _empty())
     if report.skipped:
-        counts["skipped"] += 1
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
-        if "does not import" in reason:
+        if "(reported once" in reason:  # the harness: the kata's file does not import
+            counts["blocked"] += 1
+            _run["failed"] += 1
             counts["problem"] = reason.removeprefix("Skipped: ").split(" (reported once")[0]
-    elif report.failed:
+        else:
+            counts["skipped"] += 1
+        return
+    if report.failed:
+        _run["failed"] += 1
+    else:
+        _run["passed"] += 1
+    if report.failed:
         unwritten = _not_written(report)
         if unwritten:
             counts["not_written"] += 1
@@ -62,11 +119,14 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
                 counts["unwritten"].append(function)
         else:
             counts["failed"] += 1
-            text = report.longreprtext.strip()
+            text = shorten(report.longreprtext.strip())
             if text.startswith("could not import"):
                 counts["problem"] = text.partition(". Fix that first")[0]
-            elif text not in counts["messages"]:
+            elif text in counts["messages"]:
+                counts["repeats"][counts["messages"].index(text)] += 1
+            else:
                 counts["messages"].append(text)
+                counts["repeats"].append(1)
     else:
         counts["passed"] += 1
 
@@ -106,7 +166,7 @@ def _progress_table(tr) -> None:
     for kata in katas:
         if kata.name in _stats:
             c = _stats[kata.name]
-            skipped = f" ({c['skipped']} cuda tests skipped)" if c["skipped"] else ""
+            skipped = f" ({_plural(c['skipped'], 'cuda test')} skipped)" if c["skipped"] else ""
             tr.write_line(f"{kata.number:>2}. {kata.name:<18} {state(c)}{skipped}")
     ran_undone = [k for k in katas if k.name in _stats and state(_stats[k.name]) != "done"]
     next_up = ran_undone[0] if ran_undone else _catalogue.after(max(_stats, key=_number))
@@ -118,6 +178,10 @@ def _progress_table(tr) -> None:
             f"Next: {next_up.number}. {next_up.name} ({next_up.title}): open "
             f"katas/{next_up.name}.py, then `python -m katas check {next_up.name}`."
         )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _number(name: str) -> int:

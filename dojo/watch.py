@@ -1,13 +1,17 @@
 """`python -m katas watch`: re-check a kata every time you save a file under katas/.
 
-A quick run with few examples answers first; the full run confirms, and only the full run can
-say "done". A save while a check is running cancels it and starts again. When a kata is done,
-the watch moves on to the next one. Ctrl-C stops it; your files are never touched.
+A save is acknowledged at once ("checking NAME…"), and a long check says how far it is. A quick
+run with few examples answers first; the full run confirms, and only the full run can say
+"done"; the two share one time limit. A save while a check is running cancels it and starts
+again. When a kata is done, the watch moves on to the next one not done; when every kata is
+done, it says so, and goes on watching. Ctrl-C stops it; your files are never touched.
+`--porcelain` prints one JSON verdict per line, and nothing else.
 """
 
 from __future__ import annotations
 
 import queue
+import sys
 import threading
 import time
 from pathlib import Path
@@ -45,26 +49,37 @@ def _watch_files(events: queue.Queue, stop: threading.Event) -> None:
 
 
 class _Human:
-    def start(self, kata: _catalogue.Kata) -> None:
+    def start(self, kata: _catalogue.Kata | None) -> None:
         print("Watching katas/ (Ctrl-C to stop). Save a file to check it again.\n", flush=True)
+        if kata is None:
+            from dojo.cli import _all_done_words
 
-    def verdict(self, v, kata: _catalogue.Kata) -> None:
+            print(_all_done_words(), flush=True)
+
+    def checking(self, kata: _catalogue.Kata):
+        """A check starts: a rule, a line that says so at once, then its progress."""
+        from dojo.cli import Ticker
+
+        print(f"\n─── {kata.number}. {kata.name} · {time.strftime('%H:%M:%S')} " + "─" * 40)
+        return Ticker(kata)
+
+    def verdict(self, v, kata: _catalogue.Kata, ticker) -> None:
         from dojo.cli import render
 
-        if v.quick:  # a new check starts with a quick run: a rule, then its verdict
-            print(f"\n─── {kata.number}. {kata.name} · {time.strftime('%H:%M:%S')} " + "─" * 40)
+        ticker.clear()
         print(render(v, kata), flush=True)
 
-    def moving_on(self, kata: _catalogue.Kata) -> None:
-        following = _catalogue.after(kata.name)
+    def moving_on(self, kata: _catalogue.Kata, following: _catalogue.Kata | None) -> None:
         if following is None:
-            print("\nThat was the last kata. Well done!", flush=True)
+            from dojo.cli import _all_done_words
+
+            print(f"\n{_all_done_words()}\nStill watching: save a file to check it again.")
         else:
             print(
                 f"\nOn to {following.number}. {following.name} ({following.title}): open "
                 f"katas/{following.name}.py and read docs/katas/{following.name}.md.",
-                flush=True,
             )
+        sys.stdout.flush()
 
     def stopped(self) -> None:
         print("\nStopped watching. Your files are as you saved them.", flush=True)
@@ -74,23 +89,29 @@ class _Porcelain:
     def start(self, kata) -> None:
         pass
 
-    def verdict(self, v, kata) -> None:
+    def checking(self, kata) -> None:
+        return None
+
+    def verdict(self, v, kata, ticker) -> None:
         print(v.to_json(), flush=True)
 
-    def moving_on(self, kata) -> None:
+    def moving_on(self, kata, following) -> None:
         pass
 
     def stopped(self) -> None:
         pass
 
 
-def main(args, kata: _catalogue.Kata) -> int:
+def main(args, kata: _catalogue.Kata | None) -> int:
+    """Watch, starting with `kata` (None: every kata is done, so wait for a save)."""
     try:
         import watchfiles  # noqa: F401
     except ImportError:
         from dojo.cli import Refusal
 
         raise Refusal("watch needs watchfiles: run `nox -s learn` to install it") from None
+    from dojo.cli import _next_not_done
+
     out = _Porcelain() if args.porcelain else _Human()
     runner.warm_up()
     events: queue.Queue = queue.Queue()
@@ -98,7 +119,7 @@ def main(args, kata: _catalogue.Kata) -> int:
     watcher = threading.Thread(target=_watch_files, args=(events, stop), daemon=True)
     watcher.start()
     out.start(kata)
-    current, pending = kata, True
+    current, pending = kata, kata is not None
     try:
         while True:
             if pending:
@@ -108,8 +129,8 @@ def main(args, kata: _catalogue.Kata) -> int:
                     current, pending = _saved(events.get(), current), True
                     continue
                 if outcome:
-                    out.moving_on(current)
-                    following = _catalogue.after(current.name)
+                    following = _next_not_done(current)
+                    out.moving_on(current, following)
                     if following is not None:
                         current, pending = following, True
                         continue
@@ -124,28 +145,45 @@ def main(args, kata: _catalogue.Kata) -> int:
         stop.set()
 
 
-def _saved(names: set[str], current: _catalogue.Kata) -> _catalogue.Kata:
+def _saved(names: set[str], current: _catalogue.Kata | None) -> _catalogue.Kata:
     """The kata to check after a save: the one saved, if it is a kata; else the current one."""
     katas = [k for k in _catalogue.katas() if k.name in names]
-    return katas[0] if len(katas) == 1 else current
+    if len(katas) == 1 or current is None:
+        return katas[0] if katas else _catalogue.katas()[-1]
+    return current
 
 
 def _check(kata, args, events: queue.Queue, out) -> bool | None:
-    """Quick run, then full run. True when done, False when not, None when a save cut it."""
+    """Quick run, then full run, within one time limit. True when done, False when not, None
+    when a save cut it."""
     from dojo.cli import _remember
 
     def saved() -> bool:
         return not events.empty()
 
-    quick = runner.check([kata.name], quick=True, time_limit=args.time_limit, cancel=saved)
+    ticker = out.checking(kata)
+    deadline = time.monotonic() + args.time_limit
+    common = {
+        "time_limit": args.time_limit,
+        "deadline": deadline,
+        "cancel": saved,
+        "on_progress": ticker,
+        "then": True,  # the next check (the full run, or the next save's) starts warm
+    }
+    quick = runner.check([kata.name], quick=True, **common)
     if quick is None:
+        if ticker:
+            ticker.clear()
         return None
-    out.verdict(quick[kata.name], kata)
+    out.verdict(quick[kata.name], kata, ticker)
     if quick[kata.name].state != "done" or quick[kata.name].problem:
+        _remember(quick)
         return False
-    full = runner.check([kata.name], time_limit=args.time_limit, cancel=saved)
+    full = runner.check([kata.name], **common)
     if full is None:
+        if ticker:
+            ticker.clear()
         return None
+    out.verdict(full[kata.name], kata, ticker)
     _remember(full)
-    out.verdict(full[kata.name], kata)
     return full[kata.name].solved
