@@ -129,7 +129,8 @@ def learn(session: nox.Session) -> None:
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run every cpu-tier test against the reference solutions, and the tool's own tests."""
-    _install(session, "learn")  # the tool tests drive `python -m katas watch`
+    # learn: the tool tests drive `python -m katas watch`; bench: they redraw the benchmark charts
+    _install(session, "learn", "bench")
     # A uv venv has no pip; the tool tests build GPU hosts' envs (tests-cuda runs pip in them)
     # from this one's packages, and run nox from this python, one with torch, as a GPU host's
     # `.venv/bin/nox` runs.
