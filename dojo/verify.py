@@ -118,8 +118,6 @@ def _judge_mistake(kata: _catalogue.Kata, mistake: Path, outcome: dict) -> tuple
 
 
 def check_mistakes(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> list[str]:
-    from dojo import runner
-
     problems, jobs = [], []
     for kata in katas:
         files = sorted(kata.mistakes.glob("*.py"))
@@ -133,28 +131,40 @@ def check_mistakes(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) ->
             tests = str(kata.tests.relative_to(ROOT))
             args = [f"--impl-file={f.relative_to(ROOT)}", *(f"{tests}::{t}" for t in names)]
             jobs.append((kata, f, args))
+    caught, seconds = _run_corpus(
+        jobs, _judge_mistake, problems, verbose, time_limit=120, counted="mistakes caught"
+    )
+    print(f"mistakes: {caught} of {len(jobs)} caught in {seconds:.0f} s")
+    return problems
+
+
+def _run_corpus(jobs, judge, problems, verbose, *, time_limit, counted) -> tuple[int, float]:
+    """Run each (kata, file, pytest args) job in a forked child, two at a time; judge each
+    outcome (a line and whether it is good), print failures as they come and each kata's
+    tally once its last file is judged. Returns (good, seconds)."""
+    from dojo import runner
+
     runner.warm_up()
-    start, caught = time.perf_counter(), 0
+    start, good = time.perf_counter(), 0
     per_kata: dict[str, list[int]] = {}
     expected = Counter(kata.name for kata, _, _ in jobs)  # when a kata's tally is complete
     works = [lambda args=args: _run(args) for _, _, args in jobs]
-    for index, outcome in runner.forked_many(works, parallel=os.cpu_count() or 2, time_limit=120):
-        kata, mistake, _ = jobs[index]
-        line, ok = _judge_mistake(kata, mistake, outcome)
+    parallel = os.cpu_count() or 2
+    for index, outcome in runner.forked_many(works, parallel=parallel, time_limit=time_limit):
+        kata, path, _ = jobs[index]
+        line, ok = judge(kata, path, outcome)
         tally = per_kata.setdefault(kata.name, [0, 0])
         tally[0] += ok
         tally[1] += 1
-        caught += ok
+        good += ok
         if not ok:
             problems.append(line)
             print(f"FAIL: {line}", flush=True)
         elif verbose:
             print(line, flush=True)
         if tally[1] == expected[kata.name]:
-            print(f"{kata.name}: {tally[0]} of {tally[1]} mistakes caught", flush=True)
-    seconds = time.perf_counter() - start
-    print(f"mistakes: {caught} of {len(jobs)} caught in {seconds:.0f} s")
-    return problems
+            print(f"{kata.name}: {tally[0]} of {tally[1]} {counted}", flush=True)
+    return good, time.perf_counter() - start
 
 
 def check_stubs(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> list[str]:
@@ -205,8 +215,6 @@ def _judge_solution(solution: Path, outcome: dict) -> tuple[str, bool]:
 
 def check_solutions(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> list[str]:
     """Every correct solution in tests/solutions/<name>/ passes its kata's whole cpu tier."""
-    from dojo import runner
-
     problems, jobs = [], []
     for kata in katas:
         files = sorted(kata.solutions.glob("*.py"))
@@ -214,27 +222,15 @@ def check_solutions(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -
             problems.append(f"{kata.name}: tests/solutions/{kata.name}/ holds no solution")
         tests = str(kata.tests.relative_to(ROOT))
         jobs += [(kata, f, [f"--impl-file={f.relative_to(ROOT)}", tests]) for f in files]
-    runner.warm_up()
-    start, passed = time.perf_counter(), 0
-    expected = Counter(kata.name for kata, _, _ in jobs)
-    per_kata: dict[str, list[int]] = {}
-    works = [lambda args=args: _run(args) for _, _, args in jobs]
-    for index, outcome in runner.forked_many(works, parallel=os.cpu_count() or 2, time_limit=300):
-        kata, solution, _ = jobs[index]
-        line, ok = _judge_solution(solution, outcome)
-        tally = per_kata.setdefault(kata.name, [0, 0])
-        tally[0] += ok
-        tally[1] += 1
-        passed += ok
-        if not ok:
-            problems.append(line)
-            print(f"FAIL: {line}", flush=True)
-        elif verbose:
-            print(line, flush=True)
-        if tally[1] == expected[kata.name]:
-            print(f"{kata.name}: {tally[0]} of {tally[1]} correct solutions pass", flush=True)
-    seconds = time.perf_counter() - start
-    print(f"solutions: {passed} of {len(jobs)} pass in {seconds:.0f} s")
+    good, seconds = _run_corpus(
+        jobs,
+        lambda kata, path, outcome: _judge_solution(path, outcome),
+        problems,
+        verbose,
+        time_limit=300,
+        counted="correct solutions pass",
+    )
+    print(f"solutions: {good} of {len(jobs)} pass in {seconds:.0f} s")
     return problems
 
 
