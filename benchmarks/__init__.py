@@ -28,6 +28,12 @@ class Experiment:
     needs_cuda: bool = False
     default: bool = True
 
+    def plotter(self):
+        """Its `plot_NAME(ax, result)`, which draws its panel, or None (imports its module)."""
+        import importlib
+
+        return getattr(importlib.import_module(self.module), f"plot_{self.name}", None)
+
 
 EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment("view_reshape", "benchmarks.views", "view vs a reshape that must copy, over sizes"),

@@ -226,6 +226,11 @@ def _panel_style() -> dict:
     }
 
 
+def plotters(experiments: Iterable) -> dict[str, Callable]:
+    """Each experiment's panel-drawing function, by name, for those that have one."""
+    return {e.name: plot for e in experiments if (plot := e.plotter())}
+
+
 def panels(data: Mapping, plotters: Mapping[str, Callable], directory: Path) -> list[Path]:
     """One SVG per experiment that ran and has a plotter, written to `directory/<name>.svg`."""
     names = [n for n in data["experiments"] if n in plotters]
@@ -260,18 +265,12 @@ def panels(data: Mapping, plotters: Mapping[str, Callable], directory: Path) -> 
 def _plain_log_ticks(ax) -> None:
     """Log axes labelled 1e-06 rather than 10 to the power -6: matplotlib draws an exponent as
     smaller text, below 12 px in a phone's column."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogFormatter, NullFormatter
 
     for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
-        if scale == "log" and isinstance(axis.get_major_formatter(), _LOG_FORMATTERS()):
+        if scale == "log" and isinstance(axis.get_major_formatter(), LogFormatter):
             axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
             axis.set_minor_formatter(NullFormatter())
-
-
-def _LOG_FORMATTERS() -> tuple:
-    from matplotlib.ticker import LogFormatter
-
-    return (LogFormatter,)
 
 
 def _wrap(text: str, width: int) -> str:
@@ -316,20 +315,13 @@ def panels_html(data: Mapping, directory: Path = COMMITTED.parent) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Redraw the SVG panels of a results file (default: the committed one), beside it."""
-    import importlib
     import sys
 
-    from benchmarks.runner import available
+    from benchmarks import available
 
     args = sys.argv[1:] if argv is None else argv
     results = Path(args[0]) if args else COMMITTED
-    data = load(results)
-    plotters = {}
-    for exp in available():
-        module = importlib.import_module(exp.module)
-        if hasattr(module, f"plot_{exp.name}"):
-            plotters[exp.name] = getattr(module, f"plot_{exp.name}")
-    for path in panels(data, plotters, results.parent):
+    for path in panels(load(results), plotters(available()), results.parent):
         print(f"wrote {path}")
     return 0
 

@@ -133,8 +133,8 @@ def run(
             **result,
         }
         experiments[exp.name] = result
-        if hasattr(module, f"plot_{exp.name}"):
-            plotters[exp.name] = getattr(module, f"plot_{exp.name}")
+        if plot := exp.plotter():
+            plotters[exp.name] = plot
         print(f"{exp.name}: {result['headline']} ({result['seconds']:.1f} s)", flush=True)
     data = {
         "schema": SCHEMA,

@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
-from benchmarks import report
-from benchmarks.runner import available
+from benchmarks import available, report
 
 pytestmark = pytest.mark.cpu
 
 
 def _plotters() -> dict:
-    found = {}
-    for exp in available():
-        module = importlib.import_module(exp.module)
-        if hasattr(module, f"plot_{exp.name}"):
-            found[exp.name] = getattr(module, f"plot_{exp.name}")
-    return found
+    return report.plotters(available())
 
 
 def test_committed_panels_are_a_redraw_of_the_committed_results(tmp_path):

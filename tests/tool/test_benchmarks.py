@@ -525,9 +525,7 @@ def test_every_panel_draws_including_the_gpu_ones(smoke, tmp_path):
     experiments["peak_memory"] = memory.peak_memory(
         TINY, "cpu", batches=[8, 16], shape=(4, 8, 2), measure=lambda step: step() or 1024
     )
-    plotters = {
-        e.name: getattr(importlib.import_module(e.module), f"plot_{e.name}") for e in EXPERIMENTS
-    }
+    plotters = report.plotters(EXPERIMENTS)
     png = report.figure({**data, "experiments": experiments}, plotters, tmp_path / "all.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
