@@ -26,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -461,7 +462,7 @@ def _start(work: Callable[[Callable[[dict], None]], dict]) -> _Child:
     """Fork a child that runs `work(emit)` in its own process group and sends its JSON result;
     `emit(progress)` sends progress on the way."""
     read_end, write_end = os.pipe()
-    pid = os.fork()
+    pid, interrupted = _fork()
     if pid == 0:  # the child
         status = 0
         try:
@@ -477,12 +478,36 @@ def _start(work: Callable[[Callable[[dict], None]], dict]) -> _Child:
         os.close(write_end)
         with contextlib.suppress(OSError):  # also here, so a kill right after fork reaches it
             os.setpgid(pid, pid)
+        if interrupted:
+            raise KeyboardInterrupt
     except BaseException:  # Ctrl-C before the caller knows the child: take it down here
         _kill(pid)
         _reap(pid)
         os.close(read_end)
         raise
     return _Child(pid, read_end, lambda: _reap(pid))
+
+
+def _fork() -> tuple[int, bool]:
+    """os.fork(), and whether a Ctrl-C came during it.
+
+    A KeyboardInterrupt raised inside os.fork's at-fork hooks (logging registers some) is
+    printed as "Exception ignored" and lost: a watch went on checking after Ctrl-C. So a
+    Ctrl-C during the fork is only recorded, and the caller raises it once it holds the pid.
+    """
+    caught: list[int] = []
+    swap = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
+    if swap:
+        signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        pid = os.fork()
+    finally:
+        if swap:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    return pid, bool(caught)
 
 
 def _serve(fd: int, work: Callable[[Callable[[dict], None]], dict]) -> None:

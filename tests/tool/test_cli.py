@@ -178,6 +178,32 @@ def test_ctrl_c_right_after_a_fork_leaves_no_child(monkeypatch):
         os.waitpid(forked[0], os.WNOHANG)
 
 
+def test_ctrl_c_during_the_fork_itself_is_not_lost():
+    """A Ctrl-C raised inside os.fork's at-fork hooks is printed as "Exception ignored" and
+    dropped by Python; the watch then went on checking. Here a hook sends the Ctrl-C."""
+    script = (
+        "import os, signal, time\n"
+        "from dojo import runner\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)  # CI may start us ignoring it\n"
+        "os.register_at_fork(after_in_parent=lambda: os.kill(os.getpid(), signal.SIGINT))\n"
+        "try:\n"
+        "    runner.forked(lambda: time.sleep(60) or {}, time_limit=120)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('stopped')\n"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=_catalogue.ROOT,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("a Ctrl-C during the fork was lost: the check ran on for 30 s")
+    assert done.stdout.strip() == "stopped", (done.stdout, done.stderr)
+
+
 def test_check_without_a_name_takes_the_first_kata_not_done(repo):
     solve(repo, "device_selection")
     assert katas(repo, "check", "device_selection").returncode == 0
