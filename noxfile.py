@@ -12,10 +12,13 @@ have set (PIP_EXTRA_INDEX_URL for PyTorch's CPU build, PIP_FIND_LINKS) over to u
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import nox
@@ -40,13 +43,22 @@ ENV = {
 }
 
 
-def _env(session: nox.Session) -> dict[str, str]:
-    """ENV for a command in the session's venv. uv installs no bytecode, so Python compiles
-    every module it imports; with bytecode off, each forked check compiled its lazy imports
-    again (the mistake corpus took 106-123 s against 42-46 s, alternated). Bytecode goes to
-    the venv's pycache/ instead: compiled once, shared by every child, never in the repo."""
+@contextlib.contextmanager
+def _compiled(session: nox.Session, keep: bool = False) -> Iterator[dict[str, str]]:
+    """ENV for commands in the session's venv, with bytecode on, kept in the venv's pycache/.
+
+    uv installs no bytecode, so Python compiles every module it imports; with bytecode off,
+    each forked check compiled torch's lazy imports again (the mistake corpus took 106-123 s
+    against 42-46 s). Here they are compiled once per session and shared by every child,
+    never written into the repository. The folder (60-190 MB a session) is removed afterwards,
+    since the venv is made afresh next time, unless `keep` (a venv that is reused).
+    """
     pycache = Path(session.virtualenv.location) / "pycache"
-    return {**ENV, "PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(pycache)}
+    try:
+        yield {**ENV, "PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(pycache)}
+    finally:
+        if not keep:
+            shutil.rmtree(pycache, ignore_errors=True)
 
 
 # pip's settings and uv's names for them. pip reads a list from whitespace; uv reads find-links
@@ -107,15 +119,16 @@ def _announce(session: nox.Session, requirements: list[str]) -> None:
 def _pytest(session: nox.Session, *args: str, success_codes=(0,)) -> None:
     """pytest in the session's venv; `nox -s NAME -- ARGS` appends ARGS."""
     _install(session, "test")
-    session.run(
-        "python",
-        "-m",
-        "pytest",
-        *args,
-        *session.posargs,
-        env=_env(session),
-        success_codes=list(success_codes),
-    )
+    with _compiled(session) as env:
+        session.run(
+            "python",
+            "-m",
+            "pytest",
+            *args,
+            *session.posargs,
+            env=env,
+            success_codes=list(success_codes),
+        )
 
 
 @nox.session(reuse_venv=True)  # the learner loop: build the 1 GB torch venv once, not per run
@@ -152,21 +165,24 @@ def tests(session: nox.Session) -> None:
 def stubs(session: nox.Session) -> None:
     """Check that every kata test fails on the stubs, with NotImplementedError."""
     _install(session, "test")
-    session.run("python", "-m", "dojo.verify", "stubs", env=_env(session))
+    with _compiled(session) as env:
+        session.run("python", "-m", "dojo.verify", "stubs", env=env)
 
 
 @nox.session
 def mistakes(session: nox.Session) -> None:
     """Check that the tests reject every wrong solution in tests/mistakes/."""
     _install(session, "test")
-    session.run("python", "-m", "dojo.verify", "mistakes", env=_env(session))
+    with _compiled(session) as env:
+        session.run("python", "-m", "dojo.verify", "mistakes", env=env)
 
 
 @nox.session
 def solutions(session: nox.Session) -> None:
     """Check that every correct solution in tests/solutions/ passes its kata's whole cpu tier."""
     _install(session, "test")
-    session.run("python", "-m", "dojo.verify", "solutions", env=_env(session))
+    with _compiled(session) as env:
+        session.run("python", "-m", "dojo.verify", "solutions", env=env)
 
 
 @nox.session
@@ -180,10 +196,11 @@ def compat(session: nox.Session) -> None:
     )
     session.run("python", "-c", "import torch; print('torch', torch.__version__)")
     # tests/tool tests the tool and its pinned environment, not torch's behaviour.
-    session.run(
-        "python", "-m", "pytest", "--impl", "reference", "-m", "cpu", "-n", "2",
-        "--ignore", "tests/tool", *rest, env=_env(session),
-    )  # fmt: skip
+    with _compiled(session) as env:
+        session.run(
+            "python", "-m", "pytest", "--impl", "reference", "-m", "cpu", "-n", "2",
+            "--ignore", "tests/tool", *rest, env=env,
+        )  # fmt: skip
 
 
 @nox.session(name="tests-cuda", venv_backend="none")
@@ -249,7 +266,8 @@ def tests_cuda(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the site with `mkdocs build --strict` (pages run their examples at build time)."""
     _install(session, "docs")
-    session.run("mkdocs", "build", "--strict", env=_env(session))
+    with _compiled(session) as env:
+        session.run("mkdocs", "build", "--strict", env=env)
 
 
 @nox.session(name="docs-serve", venv_backend="none")
@@ -274,7 +292,8 @@ def bench(session: nox.Session) -> None:
     The GPU experiments need a CUDA device: without one they are listed as skipped, with why.
     """
     _install(session, "bench")
-    session.run("python", "-m", "benchmarks", *session.posargs, env=_env(session))
+    with _compiled(session, keep=True) as env:
+        session.run("python", "-m", "benchmarks", *session.posargs, env=env)
 
 
 @nox.session
@@ -284,22 +303,21 @@ def site(session: nox.Session) -> None:
     session.env["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"  # pip's playwright never fetches one
     # pip: --no-compile, since byte-compiling all of torch at install took 126 s against 68 s
     # without (one run each, same load); uv never compiles unless asked. The build compiles
-    # only what it imports, once, into the venv's pycache/ (_env).
+    # only what it imports, once, into the venv's pycache/ (_compiled).
     no_compile = [] if _uses_uv(session) else ["--no-compile"]
     session.install(*no_compile, *nox.project.dependency_groups(PYPROJECT, "docs", "browser"))
-    tmp = Path(session.create_tmp())
-    env = _env(session)
-    built = tmp / "site"
-    session.run("mkdocs", "build", "--strict", "--quiet", "--site-dir", str(built), env=env)
-    session.run(
-        "python",
-        "-m",
-        "pytest",
-        "--impl",
-        "reference",
-        "-p",
-        "no:cacheprovider",
-        "tests/browser",
-        *session.posargs,
-        env={**env, "KATAS_SITE_DIR": str(built)},
-    )
+    built = Path(session.create_tmp()) / "site"
+    with _compiled(session) as env:
+        session.run("mkdocs", "build", "--strict", "--quiet", "--site-dir", str(built), env=env)
+        session.run(
+            "python",
+            "-m",
+            "pytest",
+            "--impl",
+            "reference",
+            "-p",
+            "no:cacheprovider",
+            "tests/browser",
+            *session.posargs,
+            env={**env, "KATAS_SITE_DIR": str(built)},
+        )
