@@ -480,12 +480,13 @@ def _start(work: Callable[[Callable[[dict], None]], dict]) -> _Child:
             os.setpgid(pid, pid)
         if interrupted:
             raise KeyboardInterrupt
+        # Made here, inside the try: a Ctrl-C may land in any Python call, this one included.
+        return _Child(pid, read_end, lambda: _reap(pid))
     except BaseException:  # Ctrl-C before the caller knows the child: take it down here
         _kill(pid)
         _reap(pid)
         os.close(read_end)
         raise
-    return _Child(pid, read_end, lambda: _reap(pid))
 
 
 def _fork() -> tuple[int, bool]:
@@ -582,8 +583,10 @@ def _each(jobs: list[_Job], parallel: int, cancel, on_progress):
             while waiting and len(running) < parallel:
                 index = waiting.pop()
                 job = jobs[index]
-                child = job.launch()
                 deadline = job.deadline or (time.monotonic() + job.limit)
+                child = job.launch()
+                # No call between the launch and this line: a Ctrl-C lands only in a call,
+                # and one here would leave the child out of `running`, never stopped.
                 running[child.fd] = (index, child, deadline)
             now = time.monotonic()
             if cancel():
@@ -705,7 +708,12 @@ def _launch(names: list[str], quick: bool, then: bool) -> _Child:
     standby = _standing.pop() if _standing else _Standby()
     child = standby.start(names, quick)
     if then:
-        _stand_by()
+        try:
+            _stand_by()
+        except BaseException:  # Ctrl-C before the caller knows the child
+            child.stop()
+            child.close()
+            raise
     return child
 
 

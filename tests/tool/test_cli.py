@@ -178,6 +178,25 @@ def test_ctrl_c_right_after_a_fork_leaves_no_child(monkeypatch):
         os.waitpid(forked[0], os.WNOHANG)
 
 
+def test_ctrl_c_as_the_child_is_handed_over_leaves_no_child(monkeypatch):
+    """A Ctrl-C can land in any Python call, the one that wraps the new child's pid included:
+    the child must still be taken down (a watch stopped mid-check left one running)."""
+    from dojo import runner
+
+    pids = []
+
+    def wrap(self, pid: int, fd: int, wait) -> None:
+        pids.append(pid)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner._Child, "__init__", wrap)
+    with pytest.raises(KeyboardInterrupt):
+        runner.forked(lambda: time.sleep(60) or {}, time_limit=120)
+    assert len(pids) == 1
+    with pytest.raises(ChildProcessError):  # killed and reaped already
+        os.waitpid(pids[0], os.WNOHANG)
+
+
 def test_ctrl_c_during_the_fork_itself_is_not_lost():
     """A Ctrl-C raised inside os.fork's at-fork hooks is printed as "Exception ignored" and
     dropped by Python; the watch then went on checking. Here a hook sends the Ctrl-C."""

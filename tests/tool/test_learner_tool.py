@@ -7,6 +7,7 @@ Most tests drive `python -m katas` in a throwaway copy of the repository, as tes
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -155,9 +156,14 @@ class _Lines:
 
         self.lines: queue.Queue = queue.Queue()
         self.seen: list[str] = []
-        threading.Thread(
-            target=lambda: [self.lines.put(x) for x in proc.stdout], daemon=True
-        ).start()
+
+        def pump() -> None:
+            # The test ends with proc.communicate(), which reads and closes the same pipe.
+            with contextlib.suppress(ValueError, OSError):
+                for line in proc.stdout:
+                    self.lines.put(line)
+
+        threading.Thread(target=pump, daemon=True).start()
 
     def __call__(self, timeout: float = 120) -> str:
         import queue
