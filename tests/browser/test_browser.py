@@ -418,28 +418,60 @@ def test_hints_and_solution_stay_closed_until_clicked(on_desktop, kata):
 # --- search -------------------------------------------------------------------------------------
 
 
+# Types each query into Material's search box as a reader's keystroke would end (the box's
+# value, then the keyup that Material's search listens for), waits for the old results to go
+# and the new ones to come, and notes the first hit. All in the page, in one round trip: 0.035 s
+# a query against 0.11 s driven key by key from Python, same hits (about 250 queries here).
+# test_a_search_result_opens_the_section_that_matched types with real key presses.
+SEARCH_EACH = """async (queries) => {
+  const box = document.querySelector('input.md-search__input');
+  const meta = document.querySelector('.md-search-result__meta');
+  const until = (ok) => new Promise((done, fail) => {
+    const give_up = performance.now() + 10000;
+    const look = () => ok() ? done() : performance.now() > give_up ? fail() : setTimeout(look, 5);
+    look();
+  });
+  const type = (text) => {
+    box.focus();
+    box.value = text;
+    box.dispatchEvent(new KeyboardEvent('keyup', {key: 'End', bubbles: true}));
+  };
+  const hits = [];
+  for (const query of queries) {
+    try {
+      type('');
+      await until(() => !/\\d/.test(meta.textContent));
+      type(query);
+      await until(() => /\\d|No matching/.test(meta.textContent));
+      const first = document.querySelector('.md-search-result__item > a');
+      hits.push(first ? new URL(first.href).pathname : `(nothing: ${meta.textContent})`);
+    } catch {
+      hits.push(`(no results within 10 s: ${meta.textContent})`);
+    }
+  }
+  return hits;
+}"""
+
+
 @pytest.fixture(scope="module")
 def search(base_url: str, browser: Browser) -> Iterator:
-    """Type into the site's search box; return the first result's path."""
+    """`search(query)`: the path of the first result for `query` in the site's search box;
+    `search.each(queries)` does many at once. Every pasted message is searched at the start."""
     visit = Visit(browser, viewport=DESKTOP)
     page = visit.open(base_url, search_ready=True)
-    box = page.locator("input.md-search__input")
-    meta = page.locator(".md-search-result__meta")
+    found: dict[str, str] = {}
+
+    def each(queries: list[str]) -> list[str]:
+        new = [q for q in dict.fromkeys(queries) if q not in found]
+        if new:
+            found.update(zip(new, page.evaluate(SEARCH_EACH, new), strict=True))
+        return [found[q] for q in queries]
 
     def first_hit(query: str) -> str:
-        box.click()
-        box.fill("")
-        page.wait_for_function("m => !/\\d/.test(m.textContent)", arg=meta.element_handle())
-        box.fill(query)
-        box.press("End")
-        page.wait_for_function(
-            "m => /\\d|No matching/.test(m.textContent)", arg=meta.element_handle()
-        )
-        hits = page.locator(".md-search-result__item > a")
-        if not hits.count():
-            return f"(nothing: {meta.inner_text()})"
-        return urlsplit(hits.first.get_attribute("href")).path
+        return each([query])[0]
 
+    first_hit.each = each
+    each([message for message, _ in _search_cases()])
     yield first_hit
     errors = visit.errors + visit.off_host
     visit.close()
@@ -497,8 +529,7 @@ def test_every_torch_api_a_page_names_is_found_by_its_bare_and_dotted_names(site
     queries = _api_queries(site_dir)
     assert len(queries) > 40, f"only {len(queries)} API names found on the pages"
     problems = []
-    for query, bare in queries:
-        hit = search(query)
+    for (query, bare), hit in zip(queries, search.each([q for q, _ in queries]), strict=True):
         page = site_dir / hit.lstrip("/") / "index.html" if not hit.startswith("(") else None
         if page is None or not page.is_file():
             problems.append(f"{query!r} finds {hit}")
