@@ -1,4 +1,4 @@
-"""What setting up costs a learner and CI: `python -m benchmarks.setup [--full] [--rounds N]`.
+"""What setting up costs a learner and CI: `python -m benchmarks.setup [--full] [--ci]`.
 
 Side by side in one run, for each venv backend nox can use (uv, and venv with pip), on fresh
 clones of this repository with the package caches already warm:
@@ -6,7 +6,9 @@ clones of this repository with the package caches already warm:
   `nox -s learn -- check device_selection` (what a learner's first command costs);
 - with `--full`, also **nox**: the duration of the README's `nox`, and **.nox size**: the disk
   that `.nox/` holds afterwards, every default session and `learn` having run once (`du`, which
-  counts a file hardlinked from uv's cache once).
+  counts a file hardlinked from uv's cache once), in the first round only, for the backends in
+  `--full-backends` (uv by default: a full round with pip takes another quarter of an hour);
+- with `--ci`, also **.ci/run**: CI's whole run on one more fresh clone, as CI starts it.
 Rounds alternate the backends (A B, B A, ...) and report medians, so a busy machine slows both
 alike. Prints a table and writes JSON (`--out`, default docs/benchmarks/setup.json).
 """
@@ -43,6 +45,21 @@ def _clone(dest: Path) -> None:
     subprocess.run(["git", "clone", "-q", str(ROOT), str(dest)], check=True)
 
 
+def ci_round(env: dict) -> dict:
+    """`.ci/run` on a fresh clone: its duration, and whether it passed."""
+    with tempfile.TemporaryDirectory(prefix="setup-ci-") as tmp:
+        clone = Path(tmp) / "repo"
+        _clone(clone)
+        start = time.perf_counter()
+        run = subprocess.run(
+            ["bash", ".ci/run"], cwd=clone, env=env, capture_output=True, text=True
+        )
+        took = round(time.perf_counter() - start, 1)
+        if run.returncode:
+            print(f".ci/run failed:\n{(run.stdout + run.stderr)[-3000:]}", flush=True)
+        return {"ci_s": took, "ci_ok": run.returncode == 0}
+
+
 def one_round(backend: str, full: bool, env: dict) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"setup-{backend}-") as tmp:
         clone = Path(tmp) / "repo"
@@ -70,6 +87,7 @@ LABELS = {
     "first_verdict_s": "fresh clone to first verdict (s)",
     "nox_s": "`nox` (s)",
     "nox_dir_bytes": "`.nox/` afterwards (GB)",
+    "ci_s": "`.ci/run` (s)",
 }
 
 
@@ -95,6 +113,10 @@ def table(data: dict) -> str:
         f"\n\nMedians of {data['rounds']} rounds, backends alternated, on {data['cores']} cores "
         f"(load {data['load_1min']} at the end), package caches warm."
     )
+    if data.get("full"):
+        note += " `nox` and `.nox/`: the first round only" + (
+            "; `.ci/run`: one run on a clone of its own." if data.get("ci") else "."
+        )
     return "\n".join(rows) + note
 
 
@@ -103,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full", action="store_true", help="also nox's duration and .nox size")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--backends", default="uv,pip", help="comma-separated: uv, pip")
+    parser.add_argument(
+        "--full-backends", default="uv", help="the backends --full measures (comma-separated)"
+    )
+    parser.add_argument("--ci", action="store_true", help="also time .ci/run on a fresh clone")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     backends = [b for b in args.backends.split(",") if b]
@@ -112,17 +138,20 @@ def main(argv: list[str] | None = None) -> int:
     for r in range(args.rounds):
         order = backends if r % 2 == 0 else backends[::-1]
         for backend in order:
-            runs[backend].append(one_round(backend, args.full, env))
+            full = args.full and r == 0 and backend in args.full_backends.split(",")
+            runs[backend].append(one_round(backend, full, env))
             print(f"round {r + 1}, {backend}: {runs[backend][-1]}", flush=True)
+    if args.ci:
+        runs.setdefault("uv", []).append(ci_round(env))
+        print(f".ci/run: {runs['uv'][-1]}", flush=True)
     summary = {}
     for backend, results in runs.items():
+        keys = dict.fromkeys(k for r in results for k, v in r.items() if type(v) in (int, float))
         summary[backend] = {
-            key: statistics.median(r[key] for r in results)
-            for key in results[0]
-            if isinstance(results[0][key], int | float) and not isinstance(results[0][key], bool)
+            key: statistics.median(r[key] for r in results if key in r) for key in keys
         }
     load = os.getloadavg()[0]
-    data = {"rounds": args.rounds, "full": args.full, "load_1min": round(load, 1),
+    data = {"rounds": args.rounds, "full": args.full, "ci": args.ci, "load_1min": round(load, 1),
             "cores": os.cpu_count(), "median": summary, "runs": runs}  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(data, indent=1) + "\n")

@@ -47,3 +47,11 @@ def test_committed_figures_if_any_are_readable():
     data = json.loads(setup.OUT.read_text())
     assert {"uv", "pip"} <= set(data["median"]), data["median"].keys()
     assert setup.table(data)
+
+
+def test_ci_and_the_full_round_are_shown_and_said_to_be_one_round():
+    median = {"uv": {"first_verdict_s": 8.0, "nox_s": 240.0, "ci_s": 320.0}, "pip": {}}
+    data = {"rounds": 3, "cores": 2, "load_1min": 0.5, "full": True, "ci": True, "median": median}
+    text = setup.table(data)
+    assert "| `.ci/run` (s) | 320.0 | not measured |" in text
+    assert "the first round only; `.ci/run`: one run" in text
