@@ -79,6 +79,8 @@ def one_round(backend: str, full: bool, env: dict) -> dict:
             run = subprocess.run(nox, cwd=clone, env=env, capture_output=True, text=True)
             result["nox_s"] = round(time.perf_counter() - start, 1)
             result["nox_ok"] = run.returncode == 0
+            if run.returncode:
+                print(f"nox failed ({backend}):\n{(run.stdout + run.stderr)[-6000:]}", flush=True)
             result["nox_dir_bytes"] = _du(clone / ".nox")
         return result
 

@@ -312,15 +312,16 @@ def test_watch_porcelain_reports_each_save_and_moves_on(repo):
             text=True,
         )
     try:
-        first = json.loads(_line(proc))
+        read = _Lines(proc)
+        first = json.loads(read())
         assert first["kata"] == "device_selection" and not first["solved"]
         assert {"passed", "failed", "not_written", "seconds"} <= first.keys()
         solve(repo, "device_selection")  # the learner saves a solution
-        seen = [json.loads(_line(proc))]
+        seen = [json.loads(read())]
         while not seen[-1]["solved"]:
-            seen.append(json.loads(_line(proc)))
+            seen.append(json.loads(read()))
         assert seen[-1]["kata"] == "device_selection"
-        moved_on = json.loads(_line(proc))
+        moved_on = json.loads(read())
         assert moved_on["kata"] == "copy_semantics"
     finally:
         proc.send_signal(signal.SIGINT)
@@ -369,17 +370,49 @@ def _signal_state(pid: int) -> str:
     return "\n".join(lines)
 
 
-def _line(proc: subprocess.Popen, timeout: float = 120) -> str:
-    """The next stdout line of `proc`, failing the test rather than hanging."""
-    import selectors
+class _Lines:
+    """`proc`'s stdout, line by line, read by a thread: several lines written at once are not
+    stuck in a buffer that a select() on the pipe cannot see (a reader that selected, then read
+    one line, could wait for ever on a line it had already buffered)."""
 
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    if not sel.select(timeout):
-        pytest.fail(f"no verdict within {timeout} s")
-    line = proc.stdout.readline()
-    assert line, f"watch ended early: {proc.stderr.read()}"
-    return line
+    def __init__(self, proc: subprocess.Popen) -> None:
+        import queue
+        import threading
+
+        self.lines: queue.Queue = queue.Queue()
+        self.seen: list[str] = []
+        self.proc = proc
+
+        def pump() -> None:
+            # The test ends with proc.communicate(), which reads and closes the same pipe.
+            with contextlib.suppress(ValueError, OSError):
+                for line in proc.stdout:
+                    self.lines.put(line)
+            self.lines.put(None)  # the end of its output
+
+        threading.Thread(target=pump, daemon=True).start()
+
+    def __call__(self, timeout: float = 120) -> str:
+        import queue
+
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            pytest.fail(f"nothing printed within {timeout} s after:\n{''.join(self.seen)}")
+        if line is None:
+            self.lines.put(None)
+            pytest.fail(f"it ended (exit code {self.proc.wait(10)}) after:\n{''.join(self.seen)}")
+        self.seen.append(line)
+        return line
+
+    def said(self, n: int) -> list[str]:
+        """The next `n` lines that are not blank."""
+        lines: list[str] = []
+        while len(lines) < n:
+            line = self().strip()
+            if line:
+                lines.append(line)
+        return lines
 
 
 def test_the_checks_of_nox_pass_on_a_clone_where_every_kata_is_solved(repo):

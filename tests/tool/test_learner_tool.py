@@ -7,7 +7,6 @@ Most tests drive `python -m katas` in a throwaway copy of the repository, as tes
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -21,7 +20,7 @@ import pytest
 
 from dojo import catalogue as _catalogue
 from dojo.sandbox import copy_repo, solve
-from tests.tool.test_cli import _stopped_within, ctrl_c_reaches_children, katas, strays
+from tests.tool.test_cli import _Lines, _stopped_within, ctrl_c_reaches_children, katas, strays
 
 
 @pytest.fixture
@@ -144,45 +143,6 @@ def test_the_watch_says_at_once_that_a_save_is_being_checked(repo):
         proc.send_signal(signal.SIGINT)
         _stopped_within(proc, repo, 30)
     assert strays(repo) == []
-
-
-class _Lines:
-    """`proc`'s stdout, line by line, read by a thread: several lines written at once are not
-    stuck in a buffer that a select() on the pipe cannot see."""
-
-    def __init__(self, proc: subprocess.Popen) -> None:
-        import queue
-        import threading
-
-        self.lines: queue.Queue = queue.Queue()
-        self.seen: list[str] = []
-
-        def pump() -> None:
-            # The test ends with proc.communicate(), which reads and closes the same pipe.
-            with contextlib.suppress(ValueError, OSError):
-                for line in proc.stdout:
-                    self.lines.put(line)
-
-        threading.Thread(target=pump, daemon=True).start()
-
-    def __call__(self, timeout: float = 120) -> str:
-        import queue
-
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            pytest.fail(f"nothing printed within {timeout} s after:\n{''.join(self.seen)}")
-        self.seen.append(line)
-        return line
-
-    def said(self, n: int) -> list[str]:
-        """The next `n` lines that are not blank."""
-        lines: list[str] = []
-        while len(lines) < n:
-            line = self().strip()
-            if line:
-                lines.append(line)
-        return lines
 
 
 def test_a_long_check_shows_how_far_it_is(capsys):
