@@ -22,6 +22,7 @@ import pytest
 
 from dojo import _toml
 from dojo import catalogue as _catalogue
+from dojo.sandbox import copy_repo
 
 ROOT = _catalogue.ROOT
 
@@ -35,13 +36,20 @@ PY310 = python310()
 needs_310 = pytest.mark.skipif(PY310 is None, reason="no Python 3.10 here (pyenv or PATH)")
 
 
-def run_310(*args: str) -> subprocess.CompletedProcess:
+def run_310(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     """`python3.10 ARGS` in the repository, as a user's env would run it: no venv, no nox."""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
     env["PATH"] = "/usr/bin:/bin"  # no nox, no torch-holding python
     return subprocess.run(
-        [PY310, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        [PY310, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
     )
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> Path:
+    """A copy of the repository without .nox/: this checkout may have a learn venv (after
+    `nox -s learn`), and `python -m katas` would switch to it."""
+    return copy_repo(tmp_path / "repo")
 
 
 # --- the reader -------------------------------------------------------------------------------
@@ -108,8 +116,8 @@ def test_310_has_no_tomllib_and_reads_the_catalogue_and_pyproject():
 
 
 @needs_310
-def test_310_doctor_reports_without_torch():
-    done = run_310("-m", "katas", "doctor")
+def test_310_doctor_reports_without_torch(clone):
+    done = run_310("-m", "katas", "doctor", cwd=clone)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr, done.stderr
     assert "python -m katas doctor: what this machine can run" in done.stdout
@@ -117,13 +125,11 @@ def test_310_doctor_reports_without_torch():
 
 
 @needs_310
-def test_310_first_hop_stops_in_one_line_without_torch_or_nox():
+def test_310_first_hop_stops_in_one_line_without_torch_or_nox(clone):
     """`python -m katas list` with no torch looks for the learn venv, then for nox: here
     neither, so one line says what to do, without a traceback."""
-    done = run_310("-m", "katas", "list")
+    done = run_310("-m", "katas", "list", cwd=clone)
     assert "Traceback" not in done.stderr, done.stderr
-    if (ROOT / ".nox" / "learn" / "bin" / "python").exists():
-        pytest.skip("this checkout has a learn venv: the first hop switched to it")
     assert done.returncode != 0
     assert done.stderr.strip().count("\n") == 0, done.stderr
     assert "this needs torch" in done.stderr and "nox -s learn" in done.stderr, done.stderr
