@@ -260,7 +260,7 @@ def test_list_with_a_kata_that_hangs_at_import_waits_one_limit(repo):
     stale = ["copy_semantics", "view_vs_reshape", "sync_points"]
     mark_done(repo, [k.name for k in _catalogue.katas() if k.name not in stale])
     with (repo / "katas" / "copy_semantics.py").open("a") as f:
-        f.write("\nwhile True:\n    pass\n")
+        f.write("\nimport time\nwhile True:\n    time.sleep(0.1)\n")  # a hang that spares the CPU
     limit = 10  # the stubs beside it end in seconds; the stuck one takes all of it
     start = time.monotonic()
     result = katas(repo, "list", "--time-limit", str(limit))
@@ -354,7 +354,12 @@ def test_children_in_a_new_session_are_stopped_with_the_check(repo):
     path.write_text(path.read_text() + "\n_KEEP = []\n")
     assert katas(repo, "check", "device_selection").returncode == 0
     assert strays(repo) == []
-    solved_with(repo, "device_selection", "try_all_gpus", started + "\nwhile True:\n    pass")
+    solved_with(
+        repo,
+        "device_selection",
+        "try_all_gpus",
+        started + "\nwhile True:\n    __import__('time').sleep(0.1)",
+    )
     path.write_text(path.read_text() + "\n_KEEP = []\n")
     stopped = katas(repo, "check", "device_selection", "--time-limit", "5")
     assert "stopped after 5 s" in stopped.stdout, stopped.stdout
