@@ -301,30 +301,16 @@ def site(session: nox.Session) -> None:
     """Build the site strictly, then check it in Chromium (needs /usr/bin/chromium: Debian's
     `apt-get install chromium`; .ci/run installs it). Screenshots land in screenshots/.
 
-    With KATAS_SITE_DIR set, it checks the site already built there instead of building one:
-    CI passes the strict build that `nox`'s docs session has just made (about 10 s saved)."""
+    The build is tests/browser/conftest.py's, unless KATAS_SITE_DIR names a site already
+    built: CI passes the strict build that `nox`'s docs session has just made (about 10 s)."""
     session.env["PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD"] = "1"  # pip's playwright never fetches one
     # pip: --no-compile, since byte-compiling all of torch at install took 126 s against 68 s
     # without (one run each, same load); uv never compiles unless asked. The build compiles
     # only what it imports, once, into the venv's pycache/ (_compiled).
     no_compile = [] if _uses_uv(session) else ["--no-compile"]
     session.install(*no_compile, *nox.project.dependency_groups(PYPROJECT, "docs", "browser"))
-    given = os.environ.get("KATAS_SITE_DIR")
-    built = Path(given).resolve() if given else Path(session.create_tmp()) / "site"
     with _compiled(session) as env:
-        if given:
-            session.log(f"checking the site built in {built} (KATAS_SITE_DIR), not building one")
-        else:
-            session.run("mkdocs", "build", "--strict", "--quiet", "--site-dir", str(built), env=env)
         session.run(
-            "python",
-            "-m",
-            "pytest",
-            "--impl",
-            "reference",
-            "-p",
-            "no:cacheprovider",
-            "tests/browser",
-            *session.posargs,
-            env={**env, "KATAS_SITE_DIR": str(built)},
-        )
+            "python", "-m", "pytest", "--impl", "reference", "-p", "no:cacheprovider",
+            "tests/browser", *session.posargs, env=env,
+        )  # fmt: skip
