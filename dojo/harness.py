@@ -37,6 +37,7 @@ import torch
 from hypothesis import Phase, settings
 
 from dojo import catalogue as _catalogue
+from dojo.runner import share_cores
 
 PROFILE_VAR = "KATAS_HYPOTHESIS_PROFILE"
 # No "explain" phase: its "lines always run by failing cases" report is noise for learners.
@@ -76,6 +77,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if profile not in ("dev", "ci", "thorough", "quick"):
         raise pytest.UsageError(f"{PROFILE_VAR}={profile!r}: expected dev, ci, thorough or quick")
     settings.load_profile(profile)
+    # An xdist worker runs beside the others: its share of torch's threads, not one per core.
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        share_cores(int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
     impl_file = config.getoption("impl_file")
     if impl_file is not None and not impl_file.is_file():
         raise pytest.UsageError(f"--impl-file {impl_file}: no such file")

@@ -167,10 +167,25 @@ def quiet_pytest(args: list[str], plugins: tuple = ()) -> tuple[int, str]:
     return code, log.read()[-4000:].decode()
 
 
-def _child(names: list[str], quick: bool, emit: Callable[[dict], None]) -> dict:
+def share_cores(side_by_side: int) -> None:
+    """In one of `side_by_side` processes that run at once: take its share of torch's threads.
+
+    torch gives every process one CPU thread per core. Two processes on two cores then run
+    four OpenMP threads that spin while they wait for each other: the solution corpus of
+    mixed_precision and memory took 11.3 s on two cores, against 6.6 s with a thread each
+    (`python -m benchmarks.cores`, docs/benchmarks/cores.json)."""
+    torch = sys.modules.get("torch")
+    if side_by_side > 1 and torch is not None:
+        torch.set_num_threads(max(1, torch.get_num_threads() // side_by_side))
+
+
+def _child(
+    names: list[str], quick: bool, emit: Callable[[dict], None], side_by_side: int = 1
+) -> dict:
     """In the child: run pytest on the katas' tests; return the counts per kata. `emit` sends
-    a progress line to the parent after each test."""
+    a progress line to the parent after each test; `side_by_side` checks run at once."""
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # entry points: see pytest_args
+    share_cores(side_by_side)
     if quick:
         os.environ[PROFILE_VAR] = "quick"
     from dojo import progress
@@ -256,7 +271,7 @@ def check_each(
 
         def launch(i=i, name=name, more=more) -> _Child:
             starts[i] = time.perf_counter()
-            return _launch([name], False, more)
+            return _launch([name], False, more, side_by_side=parallel)
 
         jobs.append(_Job(launch, None, time_limit))
     outcomes = _run(jobs, parallel=parallel)
@@ -623,7 +638,11 @@ def _each(jobs: list[_Job], parallel: int, cancel, on_progress):
 def forked_many(works: list[Callable[[], dict]], *, parallel: int, time_limit: float):
     """Run each work in its own forked child, `parallel` at a time; yield (index, result) as
     they finish. A child past `time_limit` is killed and yields a "stopped" result."""
-    jobs = [_Job(lambda w=w: _start(lambda _emit: w()), None, time_limit) for w in works]
+    def shared(work: Callable[[], dict]) -> dict:
+        share_cores(parallel)
+        return work()
+
+    jobs = [_Job(lambda w=w: _start(lambda _emit: shared(w)), None, time_limit) for w in works]
     yield from _each(jobs, parallel, lambda: False, None)
 
 
@@ -668,9 +687,10 @@ class _Standby:
         os.close(write_end)
         self.fd = read_end
 
-    def start(self, names: list[str], quick: bool) -> _Child:
+    def start(self, names: list[str], quick: bool, side_by_side: int = 1) -> _Child:
+        request = {"names": names, "quick": quick, "side_by_side": side_by_side}
         with contextlib.suppress(OSError):  # it died warming up: its outcome will say so
-            self.proc.stdin.write(json.dumps({"names": names, "quick": quick}).encode() + b"\n")
+            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
             self.proc.stdin.close()
         return _Child(self.proc.pid, self.fd, self.proc.wait)
 
@@ -700,13 +720,13 @@ def _discard_standbys() -> None:
         _standing.pop().discard()
 
 
-def _launch(names: list[str], quick: bool, then: bool) -> _Child:
+def _launch(names: list[str], quick: bool, then: bool, side_by_side: int = 1) -> _Child:
     """Start a check: forked from this process, or in a spawned interpreter made ready ahead.
     `then`: another check follows, so have the next interpreter warm up meanwhile."""
     if use_fork():
-        return _start(lambda emit: _child(names, quick, emit))
+        return _start(lambda emit: _child(names, quick, emit, side_by_side))
     standby = _standing.pop() if _standing else _Standby()
-    child = standby.start(names, quick)
+    child = standby.start(names, quick, side_by_side)
     if then:
         try:
             _stand_by()
@@ -731,7 +751,10 @@ def _standby_main(fd: int) -> None:
     request = json.loads(line)
     status = 0
     try:
-        _serve(fd, lambda emit: _child(request["names"], request["quick"], emit))
+        _serve(
+            fd,
+            lambda emit: _child(request["names"], request["quick"], emit, request["side_by_side"]),
+        )
     except BaseException:
         status = 1
     finally:

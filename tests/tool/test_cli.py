@@ -224,6 +224,52 @@ def test_ctrl_c_during_the_fork_itself_is_not_lost():
     assert done.stdout.strip() == "stopped", (done.stdout, done.stderr)
 
 
+@pytest.fixture
+def four_threads():
+    """torch at 4 CPU threads in this process (and the children it forks); restored after."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(4)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize(("parallel", "threads"), [(1, 4), (2, 2), (3, 1)])
+def test_forked_children_side_by_side_share_torchs_threads(four_threads, parallel, threads):
+    """Children that run at once take torch's threads in shares: a thread per core in each,
+    and their OpenMP threads spin waiting for each other (the corpus ran twice as long)."""
+    import torch
+
+    from dojo import runner
+
+    works = [lambda: {"threads": torch.get_num_threads()}] * parallel
+    outcomes = runner.forked_many(works, parallel=parallel, time_limit=60)
+    seen = [out["threads"] for _, out in outcomes]
+    assert seen == [threads] * parallel
+
+
+def test_checks_side_by_side_say_how_many_run_at_once(monkeypatch, tmp_path):
+    """`check_each` (list, check of several katas) tells each forked check how many run beside
+    it; a single check runs alone."""
+    from dojo import runner
+
+    told = tmp_path / "told"
+
+    def share_cores(side_by_side: int) -> None:  # runs in the forked child
+        with told.open("a") as f:
+            f.write(f"{side_by_side}\n")
+
+    monkeypatch.setattr(runner, "share_cores", share_cores)
+    monkeypatch.setattr(runner, "quiet_pytest", lambda args, plugins=(): (5, "no tests"))
+    monkeypatch.setenv("KATAS_RUNNER", "fork")
+    runner.check_each(["device_selection", "copy_semantics", "timing"], parallel=2)
+    assert told.read_text().split() == ["2", "2", "2"]
+    told.unlink()
+    runner.check(["timing"])
+    assert told.read_text().split() == ["1"]
+
+
 def test_check_without_a_name_takes_the_first_kata_not_done(repo):
     solve(repo, "device_selection")
     assert katas(repo, "check", "device_selection").returncode == 0

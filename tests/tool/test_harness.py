@@ -132,3 +132,32 @@ def test_a_library_patch_reaches_the_name_the_kata_imported_from_it(loaded):
         assert view.perf_counter() == 42.0
     assert time.perf_counter is module.perf_counter is view.perf_counter
     assert view.now() != 42.0
+
+
+@pytest.fixture
+def four_threads():
+    """torch at 4 CPU threads for the test, whatever this machine has; restored afterwards."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(4)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize(("workers", "threads"), [("2", 2), ("3", 1), ("1", 4), (None, 4)])
+def test_an_xdist_worker_takes_its_share_of_torchs_threads(
+    four_threads, monkeypatch, workers, threads
+):
+    """`pytest -n 2` on two cores: each worker would start a thread per core, and their
+    OpenMP threads spin while they wait for each other. Outside xdist nothing changes."""
+    import torch
+
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT"):
+        monkeypatch.delenv(name, raising=False)
+    if workers:
+        monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw0")
+        monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", workers)
+    config = types.SimpleNamespace(getoption=lambda name: None)
+    harness.pytest_configure(config)
+    assert torch.get_num_threads() == threads
