@@ -638,6 +638,7 @@ def _each(jobs: list[_Job], parallel: int, cancel, on_progress):
 def forked_many(works: list[Callable[[], dict]], *, parallel: int, time_limit: float):
     """Run each work in its own forked child, `parallel` at a time; yield (index, result) as
     they finish. A child past `time_limit` is killed and yields a "stopped" result."""
+
     def shared(work: Callable[[], dict]) -> dict:
         share_cores(parallel)
         return work()

@@ -43,6 +43,4 @@ def test_a_file_that_fails_stops_the_benchmark_instead_of_being_timed():
     names = [f"{tests}::{t}" for t in verify.caught_by(mistake)]
     runner.warm_up()
     with pytest.raises(SystemExit, match="did not pass"):
-        cores.corpus_seconds(
-            [[f"--impl-file={mistake.relative_to(catalogue.ROOT)}", *names]], 1, 1
-        )
+        cores.corpus_seconds([[f"--impl-file={mistake.relative_to(catalogue.ROOT)}", *names]], 1, 1)
