@@ -224,17 +224,6 @@ def test_ctrl_c_during_the_fork_itself_is_not_lost():
     assert done.stdout.strip() == "stopped", (done.stdout, done.stderr)
 
 
-@pytest.fixture
-def four_threads():
-    """torch at 4 CPU threads in this process (and the children it forks); restored after."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(4)
-    yield
-    torch.set_num_threads(before)
-
-
 @pytest.mark.parametrize(("parallel", "threads"), [(1, 4), (2, 2), (3, 1)])
 def test_forked_children_side_by_side_share_torchs_threads(four_threads, parallel, threads):
     """Children that run at once take torch's threads in shares: a thread per core in each,

@@ -134,17 +134,6 @@ def test_a_library_patch_reaches_the_name_the_kata_imported_from_it(loaded):
     assert view.now() != 42.0
 
 
-@pytest.fixture
-def four_threads():
-    """torch at 4 CPU threads for the test, whatever this machine has; restored afterwards."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(4)
-    yield
-    torch.set_num_threads(before)
-
-
 @pytest.mark.parametrize(("workers", "threads"), [("2", 2), ("3", 1), ("1", 4), (None, 4)])
 def test_an_xdist_worker_takes_its_share_of_torchs_threads(
     four_threads, monkeypatch, workers, threads
