@@ -62,7 +62,13 @@ class Kata:
 
     @property
     def page(self) -> Path:
+        """The kata page, read before the attempt: the task, the stub, background."""
         return ROOT / "docs" / "katas" / f"{self.name}.md"
+
+    @property
+    def discussion(self) -> Path:
+        """The discussion page, read after: ideas, hints, tests, mistakes, solutions."""
+        return ROOT / "docs" / "discussions" / f"{self.name}.md"
 
     @property
     def mistakes(self) -> Path:
