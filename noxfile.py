@@ -164,7 +164,8 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def stubs(session: nox.Session) -> None:
-    """Check that every kata test fails on the stubs, with NotImplementedError."""
+    """Check the stubs: tests marked `given` pass on them, every other kata test fails with
+    NotImplementedError (a program to fix: with an assertion on its pitfall)."""
     _install(session, "test")
     with _compiled(session) as env:
         session.run("python", "-m", "dojo.verify", "stubs", env=env)

@@ -1,8 +1,11 @@
 """Repository invariants that a plain test run cannot show: `python -m dojo.verify CHECK`.
 
-- `stubs`: every cpu-tier kata test fails against the stubs generated from the references
-  (dojo/source.py), and fails with the stub's NotImplementedError: not an ImportError, a
-  collection error or a wrong assertion.
+- `stubs`: against the stubs generated from the references (dojo/source.py), every cpu-tier
+  test marked `given` (it checks only code the stub gives: argument checks, plumbing) passes,
+  and every other one fails with the stub's NotImplementedError: not an ImportError, a
+  collection error or a wrong assertion. For a kata whose stub is a program to fix (catalogue
+  `[kata.pitfall] stub = "fix"`), the others fail with an assertion or NotImplementedError,
+  and the pitfall's own test fails with an assertion.
 - `mistakes`: every file in tests/mistakes/<name>/ is swapped in for the kata module, and the
   tests its docstring names (`Caught by: test_a, test_b`) run on it: at least one must fail,
   with an assertion (a learner message), not a crash, an import error or "not written".
@@ -52,6 +55,8 @@ class _Outcomes:
             self.cases.append(
                 {
                     "name": report.nodeid.split("::", 1)[-1],
+                    "file": report.nodeid.split("::", 1)[0],
+                    "given": "given" in report.keywords,
                     "outcome": "error"
                     if report.when != "call" and report.failed
                     else report.outcome,
@@ -167,6 +172,41 @@ def _run_corpus(jobs, judge, problems, verbose, *, time_limit, counted) -> tuple
     return good, time.perf_counter() - start
 
 
+def judge_stub_case(kata: _catalogue.Kata | None, case: dict) -> str | None:
+    """What is wrong with one test's outcome against the stubs, or None if it is as it must
+    be. `case`: name, outcome, given, unwritten, exception, message (see _Outcomes)."""
+    name, outcome = case["name"], case["outcome"]
+    if outcome == "skipped":
+        return f"{name} was skipped against the stub"
+    if case.get("given"):
+        if outcome == "passed":
+            return None
+        return (
+            f"{name} is marked given, so it checks only code the stub gives, but it fails "
+            f"on the stub: {case['message'][:300]}"
+        )
+    if outcome == "passed":
+        return f"{name} passes against the unwritten stub, so it cannot fail (mark it given?)"
+    asserted = outcome == "failed" and case.get("exception") in ASSERTIONS
+    if kata is not None and kata.fix:
+        pitfall = kata.pitfall.test
+        if pitfall and name.split("[")[0] == pitfall and not asserted:
+            return (
+                f"{name} is the pitfall's test of a program to fix, so it must fail on the "
+                f"stub with an assertion (its message), not {case.get('exception') or 'an error'}:"
+                f" {case['message'][:300]}"
+            )
+        if case["unwritten"] or asserted:
+            return None
+        return (
+            f"{name} failed for the wrong reason: the stub is a program to fix, so it fails with "
+            f"an assertion or NotImplementedError: {case['message'][:300]}"
+        )
+    if case["unwritten"]:
+        return None
+    return f"{name} failed for the wrong reason: {case['message'][:300]}"
+
+
 def check_stubs(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> list[str]:
     from dojo import runner
 
@@ -178,18 +218,20 @@ def check_stubs(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> li
     if outcome["code"] not in (0, 1):
         return [f"pytest exited {outcome['code']} (not a plain test failure):\n{outcome['output']}"]
     problems = []
-    seen = {c["name"] for c in outcome["cases"]}
-    problems += [f"{f}: no cpu-tier test ran" for f in files if not seen]
+    seen = {c["file"] for c in outcome["cases"]}
+    problems += [f"{f}: no cpu-tier test ran" for f in files if f not in seen]
+    given = 0
     for c in outcome["cases"]:
-        if c["outcome"] == "passed":
-            problems.append(f"{c['name']} passes against the unwritten stub, so it cannot fail")
-        elif c["outcome"] == "skipped":
-            problems.append(f"{c['name']} was skipped against the stub")
-        elif not c["unwritten"]:
-            problems.append(f"{c['name']} failed for the wrong reason: {c['message'][:300]}")
+        problem = judge_stub_case(_catalogue.of_test(c["file"]), c)
+        given += bool(c["given"]) and problem is None
+        if problem:
+            problems.append(problem)
         elif verbose:
-            print(f"not written, as it should be: {c['name']}")
-    print(f"stubs: {len(outcome['cases'])} cpu-tier kata tests ran against the generated stubs")
+            print(f"{'given, passes' if c['given'] else 'not written, fails'}: {c['name']}")
+    print(
+        f"stubs: {len(outcome['cases'])} cpu-tier kata tests ran against the generated stubs "
+        f"({given} of them given tests, which pass)"
+    )
     return problems
 
 
