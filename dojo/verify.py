@@ -12,6 +12,11 @@
 - `solutions`: every file in tests/solutions/<name>/ (a correct solution written differently
   from the reference) is swapped in for the kata module and passes the kata's whole cpu tier:
   the mirror of `mistakes`, proof that the tests check behaviour, not the reference's recipe.
+- `first_attempts`: every file in tests/first_attempts/<name>/ (a natural first attempt, written
+  from the kata page and the stub only) is swapped in for the kata module and runs the
+  pitfall's own test (catalogue `[kata.pitfall] test`): it must fail, with an assertion (not a
+  crash or "not written"), and the failure message must contain the phrase after `Message:`
+  in the attempt's docstring. The pitfall is met, and the message is what teaches it.
 - `pristine`: katas/ ships exactly the stubs its references generate (maintainers' CI only: a
   learner's clone holds their own work there).
 
@@ -71,9 +76,12 @@ class _Exceptions:
 
     def __init__(self) -> None:
         self.types: dict[str, str] = {}
+        self.texts: dict[str, str] = {}
 
     def pytest_exception_interact(self, node, call, report):
-        self.types[node.nodeid.split("::", 1)[-1]] = call.excinfo.typename
+        name = node.nodeid.split("::", 1)[-1]
+        self.types[name] = call.excinfo.typename
+        self.texts[name] = str(call.excinfo.value)[:4000]
 
 
 def _run(args: list[str]) -> dict:
@@ -87,6 +95,7 @@ def _run(args: list[str]) -> dict:
     )
     for case in outcomes.cases:
         case["exception"] = exceptions.types.get(case["name"], "")
+        case["text"] = exceptions.texts.get(case["name"], "")
     return {"code": code, "cases": outcomes.cases, "output": output[-3000:]}
 
 
@@ -276,6 +285,119 @@ def check_solutions(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -
     return problems
 
 
+WRITTEN_FROM = "the kata page and the stub only."
+
+
+def attempt_header(path: Path) -> dict[str, str]:
+    """What a first attempt's docstring says: `what` (its first line), `written_from` and
+    `message` (the phrase its failure message must contain); "" for what it does not say."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    fields = {
+        key: m.group(1).strip() if (m := re.search(rf"^{label}:(.*)$", doc, re.MULTILINE)) else ""
+        for key, label in (("written_from", "Written from"), ("message", "Message"))
+    }
+    return {"what": doc.split("\n", 1)[0].strip(), **fields}
+
+
+def _same_words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def attempt_problems(kata: _catalogue.Kata, path: Path) -> list[str]:
+    """What keeps a first attempt from being run at all: its docstring, the pitfall's test."""
+    rel = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    header = attempt_header(path)
+    problems = []
+    if not header["what"]:
+        problems.append(f"{rel}: its docstring's first line says what the attempt does")
+    if header["written_from"] != WRITTEN_FROM:
+        problems.append(f"{rel}: its docstring needs the line 'Written from: {WRITTEN_FROM}'")
+    if not header["message"]:
+        problems.append(
+            f"{rel}: its docstring needs 'Message: <a phrase of the pitfall test's message>'"
+        )
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        modules = (
+            [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom)
+            else []
+        )
+        if any(m == "reference" or m.startswith(("reference.", "katas")) for m in modules):
+            problems.append(f"{rel}: a first attempt is a learner's whole file, not an import")
+            break
+    if kata.pitfall is None or not kata.pitfall.test:
+        problems.append(f"{kata.name}: name the pitfall's own test, [kata.pitfall] test = ...")
+    elif f"def {kata.pitfall.test}(" not in kata.tests.read_text(encoding="utf-8"):
+        problems.append(
+            f"{kata.name}: [kata.pitfall] test = {kata.pitfall.test!r} is not a test of "
+            f"{kata.tests.relative_to(ROOT)}"
+        )
+    return problems
+
+
+def judge_attempt(kata: _catalogue.Kata, attempt: Path, outcome: dict) -> tuple[str, bool]:
+    """Did the attempt fail the pitfall's test, with an assertion carrying its Message phrase?"""
+    rel = attempt.relative_to(ROOT) if attempt.is_relative_to(ROOT) else attempt
+    test = kata.pitfall.test if kata.pitfall else "?"
+    if "problem" in outcome:
+        return f"BROKEN {rel}: {outcome['problem']}", False
+    cases = outcome["cases"]
+    ran = [c for c in cases if c["name"].split("[")[0] == test]
+    if not ran:
+        return f"BROKEN {rel}: {test} did not run:\n{outcome['output'][-1500:]}", False
+    failed = [c for c in ran if c["outcome"] in ("failed", "error")]
+    if not failed:
+        return (
+            f"NOT MET {rel}: {test} passed, so this natural attempt does not meet the pitfall",
+            False,
+        )
+    phrase = attempt_header(attempt)["message"]
+    for c in failed:
+        if c["unwritten"] or c["message"].startswith("could not import"):
+            return f"BROKEN {rel}: {c['name']} failed as 'not written': {c['message'][:300]}", False
+    asserted = [c for c in failed if c["outcome"] == "failed" and c["exception"] in ASSERTIONS]
+    if not asserted:
+        c = failed[0]
+        return (
+            f"CRASH {rel}: {c['name']} failed with {c['exception'] or 'an error'}, not an "
+            f"assertion, so no message teaches the pitfall: {c['message'][:300]}",
+            False,
+        )
+    for c in asserted:
+        if _same_words(phrase) in _same_words(c["text"] or c["message"]):
+            return f"met {rel}: {c['name']} fails with its message", True
+    c = asserted[0]
+    return (
+        f"WRONG MESSAGE {rel}: {c['name']} failed, but its message does not say "
+        f"{phrase!r}:\n{(c['text'] or c['message'])[:1500]}",
+        False,
+    )
+
+
+def check_first_attempts(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> list[str]:
+    """Each natural first attempt fails the pitfall's test with the message that teaches."""
+    problems, jobs = [], []
+    for kata in katas:
+        files = sorted(kata.first_attempts.glob("*.py"))
+        if not files:
+            problems.append(f"{kata.name}: tests/first_attempts/{kata.name}/ holds no attempt")
+        for f in files:
+            if found := attempt_problems(kata, f):
+                problems += [f"BROKEN {p}" for p in found]
+                continue
+            tests = str(kata.tests.relative_to(ROOT))
+            where = f.relative_to(ROOT) if f.is_relative_to(ROOT) else f
+            jobs.append((kata, f, [f"--impl-file={where}", f"{tests}::{kata.pitfall.test}"]))
+    met, seconds = _run_corpus(
+        jobs, judge_attempt, problems, verbose, time_limit=120, counted="first attempts met"
+    )
+    print(f"first_attempts: {met} of {len(jobs)} meet their pitfall in {seconds:.0f} s")
+    return problems
+
+
 def check_pristine(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> list[str]:
     """Maintainers only (CI runs it, `nox` does not): katas/ ships exactly the generated stubs."""
     from dojo import source
@@ -292,7 +414,9 @@ def check_pristine(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) ->
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dojo.verify", description=__doc__)
-    parser.add_argument("check", choices=("stubs", "mistakes", "solutions", "pristine"))
+    parser.add_argument(
+        "check", choices=("stubs", "mistakes", "solutions", "first_attempts", "pristine")
+    )
     parser.add_argument("--kata", action="append", help="only this kata (repeatable)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every verdict")
     args = parser.parse_args(argv)
@@ -304,6 +428,7 @@ def main(argv: list[str] | None = None) -> int:
         "stubs": check_stubs,
         "mistakes": check_mistakes,
         "solutions": check_solutions,
+        "first_attempts": check_first_attempts,
         "pristine": check_pristine,
     }
     problems = check[args.check](katas, args.verbose)

@@ -97,7 +97,7 @@ def test_no_stray_kata_files():
     for path in (ROOT / "tests").glob("test_*.py"):
         stem = path.stem.removeprefix("test_")
         assert stem in names or stem == "selfcheck", f"{path.name} belongs to no kata"
-    for corpus in ("mistakes", "solutions"):
+    for corpus in ("mistakes", "solutions", "first_attempts"):
         for path in (ROOT / "tests" / corpus).glob("*"):
             if path.is_dir() and not path.name.startswith("_"):
                 assert path.name in names, f"tests/{corpus}/{path.name}/ belongs to no kata"
@@ -169,6 +169,35 @@ def test_every_mistake_says_what_it_gets_wrong_and_what_catches_it(entry):
             assert f"def {test.strip()}(" in source, (
                 f"{path.relative_to(ROOT)} names {test.strip()}, which is not in {entry.tests.name}"
             )
+
+
+# Issue 25: every kata has at least one natural first attempt in tests/first_attempts/<name>/
+# and names its pitfall's own test. Off until the first attempts of all fourteen katas are
+# merged; switch it on then. Whatever attempts and pitfall tests exist are checked either way.
+REQUIRE_FIRST_ATTEMPTS = False
+
+
+@by_name
+def test_first_attempts_and_the_pitfall_test(entry):
+    """`python -m dojo.verify first_attempts` runs them; here, what can be read without
+    running: each attempt's docstring, and the pitfall's test in the kata's test file."""
+    from dojo import verify
+
+    files = sorted(entry.first_attempts.glob("*.py"))
+    test = entry.pitfall.test if entry.pitfall else ""
+    if REQUIRE_FIRST_ATTEMPTS:
+        assert files, (
+            f"tests/first_attempts/{entry.name}/ needs at least one natural first attempt, "
+            "written from the kata page and the stub only"
+        )
+        assert test, f"{entry.name}: name the pitfall's own test, [kata.pitfall] test = ..."
+    if test:
+        assert f"def {test}(" in entry.tests.read_text(), (
+            f"{entry.name}: [kata.pitfall] test = {test!r} is not in {entry.tests.name}"
+        )
+    for path in files:
+        problems = verify.attempt_problems(entry, path)
+        assert not problems, "\n".join(problems)
 
 
 def _nav_pages(nav) -> list[str]:

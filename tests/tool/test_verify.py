@@ -4,6 +4,7 @@ the others fail unwritten; a program to fix fails on its pitfall with an asserti
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +80,165 @@ def test_the_catalogue_reads_the_new_optional_fields():
     assert not HOLE.fix and FIX.fix
     with pytest.raises(ValueError, match="one of hole, fix"):
         _catalogue.Pitfall(mistake="m", lesson="l", stub="mend")
+
+
+# --- first attempts ---------------------------------------------------------------------------
+
+SYNC = _catalogue.get("sync_points")
+PITFALL_TEST = "test_train_and_log_transfers_once_at_the_end"
+
+ATTEMPT = '''"""Reads each loss with `.item()`, as the tutorial does.
+
+Written from: {written_from}
+Message: {phrase}
+"""
+
+{imports}
+
+
+def train_and_log(model, batches, optimizer, loss_fn):
+    losses = []
+    for x, y in batches:
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append({read})
+    return losses
+'''
+
+
+def attempt(
+    folder: Path,
+    *,
+    phrase="host transfers",
+    written_from="the kata page and the stub only.",
+    imports="import torch",
+    read="loss.item()",
+    name="reads_item.py",
+) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(
+        ATTEMPT.format(phrase=phrase, written_from=written_from, imports=imports, read=read)
+    )
+    return path
+
+
+@dataclasses.dataclass(frozen=True)
+class _Kata(_catalogue.Kata):
+    """A catalogued kata whose first attempts live in a folder of the test's own."""
+
+    attempts: Path = Path()
+
+    @property
+    def first_attempts(self) -> Path:
+        return self.attempts
+
+
+def with_attempts(folder: Path, test: str = PITFALL_TEST, kata=SYNC) -> _Kata:
+    fields = {f.name: getattr(kata, f.name) for f in dataclasses.fields(kata)}
+    pitfall = dataclasses.replace(kata.pitfall, test=test)
+    return _Kata(**{**fields, "pitfall": pitfall, "attempts": folder})
+
+
+def outcome(name=f"{PITFALL_TEST}", result="failed", *, exception="AssertionError", text=""):
+    return {
+        "code": 1,
+        "output": "",
+        "cases": [
+            {
+                "name": name,
+                "outcome": result,
+                "unwritten": False,
+                "exception": exception,
+                "message": "short message",
+                "text": text or "made 6 host transfers (Tensor.item x6) for 6 step(s)",
+            }
+        ],
+    }
+
+
+def test_an_attempt_that_fails_with_its_message_is_met(tmp_path):
+    path = attempt(tmp_path)
+    line, ok = verify.judge_attempt(with_attempts(tmp_path), path, outcome())
+    assert ok and line.startswith("met "), line
+
+
+def test_the_message_phrase_is_matched_across_line_breaks(tmp_path):
+    path = attempt(tmp_path, phrase="6   host\ntransfers")
+    _, ok = verify.judge_attempt(with_attempts(tmp_path), path, outcome())
+    assert ok
+
+
+@pytest.mark.parametrize(
+    "made, verdict",
+    [
+        (outcome(result="passed", exception=""), "NOT MET"),
+        (outcome(exception="TypeError"), "CRASH"),
+        (outcome(result="error"), "CRASH"),
+        (outcome(text="some other message"), "WRONG MESSAGE"),
+        (outcome(name="test_something_else"), "BROKEN"),
+        ({"problem": "stopped after 120 s"}, "BROKEN"),
+    ],
+)
+def test_an_attempt_that_does_not_meet_the_pitfall_as_it_must_is_a_problem(tmp_path, made, verdict):
+    path = attempt(tmp_path)
+    line, ok = verify.judge_attempt(with_attempts(tmp_path), path, made)
+    assert not ok and line.startswith(verdict), line
+
+
+def test_an_attempt_that_fails_as_not_written_is_broken(tmp_path):
+    made = outcome()
+    made["cases"][0]["unwritten"] = True
+    line, ok = verify.judge_attempt(with_attempts(tmp_path), attempt(tmp_path), made)
+    assert not ok and "not written" in line
+
+
+@pytest.mark.parametrize(
+    "kwargs, says",
+    [
+        ({"written_from": "the discussion."}, "Written from: the kata page and the stub only."),
+        ({"phrase": ""}, "Message:"),
+        ({"imports": "from reference.sync_points import *"}, "not an import"),
+        ({"imports": "from katas.sync_points import train_and_log"}, "not an import"),
+    ],
+)
+def test_an_attempt_says_how_it_was_written_and_is_a_whole_file(tmp_path, kwargs, says):
+    path = attempt(tmp_path, **kwargs)
+    problems = verify.attempt_problems(with_attempts(tmp_path), path)
+    assert any(says in p for p in problems), problems
+
+
+def test_the_pitfall_test_must_be_named_and_exist(tmp_path):
+    path = attempt(tmp_path)
+    assert verify.attempt_problems(with_attempts(tmp_path), path) == []
+    unnamed = verify.attempt_problems(with_attempts(tmp_path, test=""), path)
+    assert any("[kata.pitfall] test" in p for p in unnamed), unnamed
+    missing = verify.attempt_problems(with_attempts(tmp_path, test="test_nothing"), path)
+    assert any("is not a test of tests/test_sync_points.py" in p for p in missing), missing
+
+
+def test_a_kata_without_attempts_is_a_problem(tmp_path, capsys):
+    problems = verify.check_first_attempts((with_attempts(tmp_path / "none"),))
+    assert problems == ["sync_points: tests/first_attempts/sync_points/ holds no attempt"]
+
+
+def test_the_runner_meets_a_real_attempt_and_rejects_one_that_passes(tmp_path, capsys):
+    """End to end, in forked children: the `.item()` attempt fails the real pitfall test with
+    its message; one that reads the losses once, after the loop, passes it: NOT MET. The
+    output names no test message (it is no spoiler)."""
+    attempt(tmp_path, phrase="host transfers")
+    once = "loss.detach()"
+    attempt(tmp_path, read=once, name="keeps_the_losses.py").write_text(
+        attempt(tmp_path, read=once, name="keeps_the_losses.py")
+        .read_text()
+        .replace("    return losses", "    return torch.stack(losses).tolist() if losses else []")
+    )
+    problems = verify.check_first_attempts((with_attempts(tmp_path),))
+    out = capsys.readouterr().out
+    assert len(problems) == 1 and problems[0].startswith("NOT MET "), problems
+    assert "keeps_the_losses.py" in problems[0]
+    assert "first_attempts: 1 of 2 meet their pitfall" in out
+    assert "sync_points: 1 of 2 first attempts met" in out
+    assert "Tensor.item" not in out
