@@ -281,10 +281,13 @@ def tests_cuda(session: nox.Session) -> None:
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Build the site with `mkdocs build --strict` (pages run their examples at build time)."""
+    """Build the site with `mkdocs build --strict` (pages run their examples at build time).
+
+    Then `dojo.verify spoilers` reads the kata pages it built: none gives its kata away."""
     _install(session, "docs")
     with _compiled(session) as env:
         session.run("mkdocs", "build", "--strict", env=env)
+        session.run("python", "-m", "dojo.verify", "spoilers", "--site", "site", env=env)
 
 
 @nox.session(name="docs-serve", venv_backend="none")

@@ -17,6 +17,12 @@
   pitfall's own test (catalogue `[kata.pitfall] test`): it must fail, with an assertion (not a
   crash or "not written"), and the failure message must contain the phrase after `Message:`
   in the attempt's docstring. The pitfall is met, and the message is what teaches it.
+- `spoilers --site DIR`: reads the built site. A kata page (katas/<name>/index.html) may not
+  name what resolves the kata (catalogue `resolves`, its `subject` excepted), nor may the
+  stub; and the page may hold no hint's text, no test of tests/test_<name>.py, no mistake's
+  docstring and no line of the reference's solution regions, folded or not (a text dump of it
+  must not contain the solution). Prints, per kata, how many of the torch API names the
+  solution regions call are named before the attempt (on the kata page or in the stub).
 - `pristine`: katas/ ships exactly the stubs its references generate (maintainers' CI only: a
   learner's clone holds their own work there).
 
@@ -398,6 +404,186 @@ def check_first_attempts(katas: tuple[_catalogue.Kata, ...], verbose: bool = Fal
     return problems
 
 
+# --- spoilers ----------------------------------------------------------------------------------
+
+_ARTICLE = re.compile(r"<article\b[^>]*>(.*?)</article>", re.S)
+_SCRIPT = re.compile(r"<(script|style)\b.*?</\1>", re.S)
+_TAG = re.compile(r"<[^>]+>")
+_MARKDOWN = re.compile(r"`|\*\*|(?<!\w)\*(?!\s)|\[([^\]]*)\]\([^)]*\)")
+MIN_SOLUTION_LINE = 20
+"""A solution line shorter than this (`return out`, `else:`) proves nothing when found."""
+
+
+def page_text(html: str, *, article: bool = False) -> str:
+    """The text a reader, a screen reader or a text dump gets from `html`: tags stripped, folds
+    and all (code included), entities decoded. `article`: only the page's own content, not the
+    site's navigation around it."""
+    import html as _html
+
+    if article and (m := _ARTICLE.search(html)):
+        html = m.group(1)
+    return _html.unescape(_TAG.sub("", _SCRIPT.sub("", html)))
+
+
+def _prose(markdown: str) -> str:
+    """Markdown (a hint, a docstring) as it reads once rendered: no backticks, no emphasis,
+    links as their text; whitespace collapsed."""
+    return _same_words(_MARKDOWN.sub(lambda m: m.group(1) or "", markdown))
+
+
+def _named(name: str, text: str) -> bool:
+    """Does `text` name `name`? An identifier or a dotted name as a whole word, case and all
+    (`detach` is not in `detached`); a phrase with a space in any case."""
+    flags = re.IGNORECASE if " " in name.strip() else 0
+    pattern = rf"(?<![\w]){re.escape(_same_words(name))}(?![\w])"
+    return re.search(pattern, text, flags) is not None
+
+
+def _code_line(line: str) -> str:
+    """A line of code without its comment, whitespace collapsed ("" for a comment line)."""
+    code = line.split("  #", 1)[0] if "  #" in line else line
+    return "" if code.strip().startswith("#") else _same_words(code)
+
+
+def solution_lines(kata: _catalogue.Kata, stub: str) -> list[str]:
+    """The distinctive lines of the reference's solution regions: long enough to prove
+    something when found, and not also in the stub (given code is on the page by design)."""
+    from dojo import source
+
+    given = {_code_line(line) for line in stub.splitlines()}
+    lines = []
+    for region in source.solution_regions(kata.reference.read_text(encoding="utf-8")):
+        for line in region.splitlines():
+            code = _code_line(line)
+            if len(code) >= MIN_SOLUTION_LINE and code not in given and code not in lines:
+                lines.append(code)
+    return lines
+
+
+def _torch_api() -> tuple[set[str], tuple]:
+    import torch
+
+    roots = {"torch", "nn", "F", "dist", "optim", "amp"}
+    owners = (torch.Tensor, torch.nn.Module, torch.optim.Optimizer, torch.amp.GradScaler)
+    return roots, owners
+
+
+def solution_api(kata: _catalogue.Kata) -> list[str]:
+    """The torch names the reference's solution regions call, in order of first call: the
+    attribute of `torch.x.y(...)` (or `nn.`, `F.`...), and a method of a tensor, a module, an
+    optimizer or a grad scaler (`loss.backward()`)."""
+    import textwrap
+
+    from dojo import source
+
+    roots, owners = _torch_api()
+    text = kata.reference.read_text(encoding="utf-8")
+    others = set()  # names the reference imports from anywhere but torch: `statistics.median`
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            module = node.module or "" if isinstance(node, ast.ImportFrom) else ""
+            for alias in node.names:
+                origin = module or alias.name
+                if origin.split(".")[0] != "torch":
+                    others.add(alias.asname or alias.name.split(".")[0])
+    names: list[str] = []
+    for region in source.solution_regions(text):
+        code = textwrap.dedent(region)
+        try:
+            trees = [ast.parse(code)]
+        except SyntaxError:  # a region that is part of a block: each line that parses alone
+            trees = []
+            for line in code.splitlines():
+                try:
+                    trees.append(ast.parse(line.strip().rstrip(":")))
+                except SyntaxError:
+                    continue
+        for tree in trees:
+            for node in ast.walk(tree):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                    continue
+                attr, base = node.func.attr, node.func.value
+                while isinstance(base, ast.Attribute):
+                    base = base.value
+                if isinstance(base, ast.Name) and base.id in others - roots:
+                    continue
+                rooted = isinstance(base, ast.Name) and base.id in roots
+                if (rooted or any(hasattr(o, attr) for o in owners)) and attr not in names:
+                    names.append(attr)
+    return names
+
+
+def spoilers_of(kata: _catalogue.Kata, html: str, stub: str) -> tuple[list[str], str]:
+    """What the kata page (`html`, as built) and the stub give away, and the line that says how
+    much of the solution's API is named before the attempt."""
+    article = _same_words(page_text(html, article=True))
+    whole = _same_words(page_text(html))
+    stub_words = _same_words(stub)
+    where = f"katas/{kata.name}/"
+    problems = []
+    for name in kata.resolves:
+        free = [article, stub_words]
+        for subject in kata.subject:
+            free = [re.sub(re.escape(_same_words(subject)), " ", t) for t in free]
+        for text, place in zip(free, (where, f"the stub katas/{kata.name}.py"), strict=True):
+            if _named(name, text):
+                problems.append(f"{place} names {name!r}, which resolves {kata.name}")
+    for n, hint in enumerate(kata.hints, start=1):
+        if _prose(hint.text) in whole:
+            problems.append(f"{where} holds hint {n} ({hint.about})")
+    tests = kata.tests.read_text(encoding="utf-8")
+    for test in re.findall(r"^\s*def (test_\w+)\(", tests, re.MULTILINE):
+        if f"def {test}(" in whole:
+            problems.append(f"{where} holds tests/test_{kata.name}.py ({test})")
+            break
+    for path in sorted(kata.mistakes.glob("*.py")):
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        what = _prose(doc.split("\n\n")[0])
+        if what and (what in whole or _same_words(doc.split("\n\n")[0]) in whole):
+            problems.append(f"{where} holds the docstring of {path.relative_to(ROOT)}")
+    leaked = [line for line in solution_lines(kata, stub) if line in whole]
+    if leaked:
+        problems.append(
+            f"{where} holds {len(leaked)} line(s) of the reference's solution, such as "
+            f"{leaked[0]!r}"
+        )
+    api = solution_api(kata)
+    before = [name for name in api if _named(name, article) or _named(name, stub_words)]
+    named = f" ({', '.join(before)})" if before else ""
+    line = (
+        f"{kata.name}: {len(before)} of {len(api)} API names in the solution are named before "
+        f"the attempt{named}"
+    )
+    return problems, line
+
+
+def check_spoilers(
+    katas: tuple[_catalogue.Kata, ...], verbose: bool = False, site: Path | None = None
+) -> list[str]:
+    """The kata pages of the site built in `site`, and the stubs, give nothing away."""
+    from dojo import source
+
+    if site is None:
+        return ["spoilers reads the built site: --site DIR (mkdocs build -d DIR)"]
+    problems, named, total = [], 0, 0
+    for kata in katas:
+        page = site / "katas" / kata.name / "index.html"
+        if not page.is_file():
+            problems.append(f"{page}: not built (is {site} a site built by mkdocs?)")
+            continue
+        found, line = spoilers_of(kata, page.read_text(encoding="utf-8"), source.stub_text(kata))
+        print(line, flush=True)
+        counts = re.search(r": (\d+) of (\d+) ", line)
+        named, total = named + int(counts[1]), total + int(counts[2])
+        problems += found
+    share = f" ({100 * named / total:.0f}%)" if total else ""
+    print(
+        f"spoilers: {len(katas)} kata pages read, {len(problems)} problem(s); {named} of "
+        f"{total} API names in the solutions are named before the attempt{share}"
+    )
+    return problems
+
+
 def check_pristine(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) -> list[str]:
     """Maintainers only (CI runs it, `nox` does not): katas/ ships exactly the generated stubs."""
     from dojo import source
@@ -415,8 +601,10 @@ def check_pristine(katas: tuple[_catalogue.Kata, ...], verbose: bool = False) ->
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dojo.verify", description=__doc__)
     parser.add_argument(
-        "check", choices=("stubs", "mistakes", "solutions", "first_attempts", "pristine")
+        "check",
+        choices=("stubs", "mistakes", "solutions", "first_attempts", "spoilers", "pristine"),
     )
+    parser.add_argument("--site", type=Path, help="spoilers: the built site's folder")
     parser.add_argument("--kata", action="append", help="only this kata (repeatable)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every verdict")
     args = parser.parse_args(argv)
@@ -429,8 +617,11 @@ def main(argv: list[str] | None = None) -> int:
         "mistakes": check_mistakes,
         "solutions": check_solutions,
         "first_attempts": check_first_attempts,
+        "spoilers": lambda katas, verbose: check_spoilers(katas, verbose, args.site),
         "pristine": check_pristine,
     }
+    if args.check == "spoilers" and args.site is None:
+        parser.error("spoilers reads the built site: --site DIR")
     problems = check[args.check](katas, args.verbose)
     for p in problems:
         print(f"FAIL: {p}", file=sys.stderr)

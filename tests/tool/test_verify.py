@@ -3,7 +3,9 @@ the others fail unwritten; a program to fix fails on its pitfall with an asserti
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -242,3 +244,104 @@ def test_the_runner_meets_a_real_attempt_and_rejects_one_that_passes(tmp_path, c
     assert "first_attempts: 1 of 2 meet their pitfall" in out
     assert "sync_points: 1 of 2 first attempts met" in out
     assert "Tensor.item" not in out
+
+
+# --- spoilers -----------------------------------------------------------------------------------
+
+SPOILED = dataclasses.replace(
+    SYNC, resolves=("torch.stack", "tolist", "detach", "read back once"), subject=("item",)
+)
+
+
+def html(article: str, nav: str = "") -> str:
+    return (
+        f"<html><head><script>var x = 'torch.stack';</script></head><body><nav>{nav}</nav>"
+        f'<article class="md-content__inner">{article}</article></body></html>'
+    )
+
+
+def spoilers(article: str, stub: str = "def train_and_log(): pass", kata=SPOILED, nav=""):
+    return verify.spoilers_of(kata, html(article, nav), stub)
+
+
+def test_a_clean_page_and_stub_have_no_spoiler():
+    problems, line = spoilers("<h1>10. Sync points</h1><p>Train, and log the loss.</p>")
+    assert problems == []
+    assert line.startswith("sync_points: 0 of ") and "named before the attempt" in line
+
+
+def test_a_page_naming_what_resolves_the_kata_is_a_spoiler():
+    article = '<p>Use <code><span class="n">torch</span>.<span>stack</span>(losses)</code>.</p>'
+    problems, _ = spoilers(article)
+    assert problems == ["katas/sync_points/ names 'torch.stack', which resolves sync_points"]
+
+
+def test_names_match_whole_words_and_phrases_in_any_case():
+    assert spoilers("<p>The loss stays detached.</p>")[0] == []  # detach is not in detached
+    assert spoilers("<p>x.detach()</p>")[0]
+    assert spoilers("<p>Read <em>back</em>\n once.</p>")[0]  # across tags and lines
+
+
+def test_the_site_around_the_article_is_not_the_page():
+    assert spoilers("<p>Plain.</p>", nav="<a>torch.stack</a>")[0] == []
+
+
+def test_the_stub_may_not_name_what_resolves_the_kata():
+    problems, _ = spoilers("<p>Plain.</p>", stub="x = losses.tolist()")
+    assert problems == ["the stub katas/sync_points.py names 'tolist', which resolves sync_points"]
+
+
+def test_the_subject_is_allowed_anywhere():
+    kata = dataclasses.replace(SPOILED, resolves=("DataParallel",), subject=("nn.DataParallel",))
+    assert spoilers("<p>Wrap it in nn.DataParallel.</p>", kata=kata)[0] == []
+    assert spoilers("<p>Wrap it in DataParallel.</p>", kata=kata)[0]
+
+
+def test_hints_tests_mistakes_and_solution_lines_on_a_kata_page_are_spoilers():
+    import html as _html
+
+    hint = verify._prose(SYNC.hints[2].text)
+    assert any("holds hint 3" in p for p in spoilers(f"<details><p>{hint}</p></details>")[0])
+    test = re.search(r"def (test_\w+)\(", SYNC.tests.read_text())[1]
+    assert any("holds tests/test_sync_points.py" in p for p in spoilers(f"def {test}(x):")[0])
+    mistake = sorted(SYNC.mistakes.glob("*.py"))[0]
+    doc = ast.get_docstring(ast.parse(mistake.read_text())).split("\n\n")[0]
+    folded = f"<details><summary>Spoilers</summary>{_html.escape(doc)}</details>"
+    assert any(mistake.name in p for p in spoilers(folded)[0])
+    lines = verify.solution_lines(SYNC, "")
+    assert "return torch.stack(losses).tolist()" in lines
+    assert all(len(line) >= verify.MIN_SOLUTION_LINE for line in lines)
+    code = "<pre><code><span>return</span> torch.stack(losses).tolist()</code></pre>"
+    found = spoilers(code, kata=SYNC)[0]
+    assert found == [
+        "katas/sync_points/ holds 1 line(s) of the reference's solution, such as "
+        "'return torch.stack(losses).tolist()'"
+    ]
+
+
+def test_solution_lines_given_in_the_stub_are_not_spoilers():
+    given = "    return torch.stack(losses).tolist()\n"
+    assert "return torch.stack(losses).tolist()" not in verify.solution_lines(SYNC, given)
+
+
+def test_the_api_the_solution_calls_and_how_much_of_it_is_named_before():
+    api = verify.solution_api(SYNC)
+    for name in ("stack", "tolist", "detach", "backward", "step", "zero_grad"):
+        assert name in api, api
+    assert "append" not in api and "enumerate" not in api  # not torch
+    _, line = spoilers("<p>Call backward() then step().</p>", kata=SYNC)
+    assert line == (
+        f"sync_points: 2 of {len(api)} API names in the solution are named before the "
+        "attempt (backward, step)"
+    )
+
+
+def test_the_spoilers_check_reads_a_built_site(tmp_path, capsys):
+    page = tmp_path / "katas" / "sync_points" / "index.html"
+    page.parent.mkdir(parents=True)
+    page.write_text(html("<p>Use torch.stack.</p>"))
+    problems = verify.check_spoilers((SPOILED,), site=tmp_path)
+    assert problems == ["katas/sync_points/ names 'torch.stack', which resolves sync_points"]
+    assert "spoilers: 1 kata pages read, 1 problem(s)" in capsys.readouterr().out
+    missing = verify.check_spoilers((SPOILED,), site=tmp_path / "nowhere")
+    assert len(missing) == 1 and "not built" in missing[0]
