@@ -410,8 +410,9 @@ _ARTICLE = re.compile(r"<article\b[^>]*>(.*?)</article>", re.S)
 _SCRIPT = re.compile(r"<(script|style)\b.*?</\1>", re.S)
 _TAG = re.compile(r"<[^>]+>")
 _MARKDOWN = re.compile(r"`|\*\*|(?<!\w)\*(?!\s)|\[([^\]]*)\]\([^)]*\)")
-MIN_SOLUTION_LINE = 20
-"""A solution line shorter than this (`return out`, `else:`) proves nothing when found."""
+MIN_SOLUTION_LINE = 30
+"""A solution line shorter than this (`optimizer.zero_grad()`, the loss of a tutorial loop that
+a task quotes) is too common to prove that the solution is on a page."""
 
 
 def page_text(html: str, *, article: bool = False) -> str:
