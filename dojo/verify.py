@@ -426,10 +426,15 @@ def page_text(html: str, *, article: bool = False) -> str:
     return _html.unescape(_TAG.sub("", _SCRIPT.sub("", html)))
 
 
-def _prose(markdown: str) -> str:
-    """Markdown (a hint, a docstring) as it reads once rendered: no backticks, no emphasis,
-    links as their text; whitespace collapsed."""
-    return _same_words(_MARKDOWN.sub(lambda m: m.group(1) or "", markdown))
+def _prose(text: str) -> str:
+    """Markdown (a hint, a docstring) as it reads once rendered, whitespace collapsed: rendered
+    by Python-Markdown where it is installed (the site's tools), else without backticks,
+    emphasis and link targets."""
+    try:
+        import markdown
+    except ImportError:
+        return _same_words(_MARKDOWN.sub(lambda m: m.group(1) or "", text))
+    return _same_words(page_text(markdown.markdown(text)))
 
 
 def _named(name: str, text: str) -> bool:
