@@ -56,7 +56,7 @@ def footer(name: str) -> str:
     """What every stub's module docstring ends with."""
     return (
         "Write each function so that its docstring holds: the docstring is the contract.\n"
-        f"Its page, with the ideas and experiments: python -m katas docs {name}\n"
+        f"Its page, with the task and the background you need: python -m katas docs {name}\n"
         "\n"
         f"Check it:  python -m katas check {name}\n"
         f"Stuck?     python -m katas hint {name}   (one rung of the hint ladder at a time)\n"
