@@ -42,6 +42,13 @@ def test_catalogue_is_well_formed():
     for k in KATAS:
         assert k.name.isidentifier() and k.name.islower(), f"{k.name!r} is not a module name"
         assert k.title and k.summary, f"{k.name}: title and summary must not be empty"
+        for field in ("resolves", "subject"):
+            values = getattr(k, field)
+            assert all(isinstance(v, str) and v.strip() == v and v for v in values), (
+                f"{k.name}: {field} is a list of non-empty names or phrases, not {values!r}"
+            )
+        both = set(k.resolves) & set(k.subject)
+        assert not both, f"{k.name}: {sorted(both)} is both the subject and what resolves it"
 
 
 @by_name
