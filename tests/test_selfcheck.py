@@ -239,8 +239,10 @@ def test_every_page_is_in_the_nav_in_catalogue_order():
 
 
 KATA_PAGE_ORDER = ("## Your task", "<!-- stub -->")
-# Written by the kata pages' authors; checked in this order when present.
+# Written by the kata pages' authors; checked in this order when present, and required once
+# REQUIRE_BACKGROUND_AND_PREDICT is on (issue 25: switch it on when every kata page has them).
 KATA_PAGE_LATER = ("## Background", "## Predict")
+REQUIRE_BACKGROUND_AND_PREDICT = False
 SPOILERS = ("<!-- hints -->", "<!-- mistakes -->", "<!-- solution -->", "<!-- solutions -->")
 DISCUSSION_ORDER = (
     "## The problem",
@@ -281,6 +283,9 @@ def test_kata_page_poses_the_problem(entry):
     assert all(i >= 0 for i in at) and at == sorted(at), (
         f"{where} must hold, each alone on a line and in this order: {', '.join(KATA_PAGE_ORDER)}"
     )
+    if REQUIRE_BACKGROUND_AND_PREDICT:
+        missing = [h for h in KATA_PAGE_LATER if h not in lines]
+        assert not missing, f"{where} needs {' and '.join(missing)} after the stub"
     later = [i for i in _where(lines, KATA_PAGE_LATER) if i >= 0]
     assert later == sorted(later) and all(i > at[-1] for i in later), (
         f"{where}: {' and '.join(KATA_PAGE_LATER)} come after the stub, in that order"
