@@ -206,7 +206,8 @@ def compat(session: nox.Session) -> None:
 
 @nox.session(name="tests-cuda", venv_backend="none")
 def tests_cuda(session: nox.Session) -> None:
-    """GPU hosts: the cuda tier against the reference, with the CUDA torch you already have.
+    """GPU hosts: the cuda tier against the reference solutions (it checks the machine and the
+    tests, not your code), with the CUDA torch you already have; `-- --impl katas`: your katas.
 
     Runs in your environment (no venv): the activated venv ($VIRTUAL_ENV), else the conda env
     ($CONDA_PREFIX), else the first python on PATH, whichever first has torch; it says which.
