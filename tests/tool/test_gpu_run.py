@@ -229,3 +229,55 @@ def test_the_benchmarks_the_page_promises_run_first_and_every_gpu_experiment_run
     names = gpu_run.gpu_experiments()
     assert names[:2] == ["h2d_bandwidth", "item_logging"]
     assert sorted(names) == sorted(e.name for e in EXPERIMENTS if e.needs_cuda and e.default)
+
+
+# --- the Benchmarks page: GPU figures only when measured ---------------------------------------
+
+
+def test_without_a_committed_gpu_run_the_page_says_none_was_measured(tmp_path):
+    from benchmarks import gpu_runs
+
+    text = gpu_runs.section(tmp_path)
+    assert "No GPU figure has been measured yet" in text
+    assert "GB/s" not in text and "Measured on" not in text, "no figure where none was measured"
+
+
+def test_a_committed_gpu_run_shows_its_figures_naming_gpu_driver_torch_and_the_link(tmp_path):
+    from benchmarks import gpu_runs
+
+    folder = tmp_path / "gpu-run-NVIDIA-H100-80GB-HBM3-20261127-0300"
+    folder.mkdir()
+    (folder / "machine.json").write_text(json.dumps(seen_host()))
+    modes = ("pageable", "pinned", "pinned, non_blocking")
+    rows = [
+        {"bytes": 4096, "gb_per_s": dict(zip(modes, (0.51, 1.25, 2), strict=True))},
+        {"bytes": 2**30, "gb_per_s": dict(zip(modes, (9.8, 25.3, 25.4), strict=True))},
+    ]
+    (folder / "results.json").write_text(json.dumps({
+        "experiments": {
+            "h2d_bandwidth": {"headline": "at 1 GiB: ...", "rows": rows,
+                              "link": {"gen": 5, "width": 16, "gb_per_s": 63.0, "source": "x"}},
+            "item_logging": {"headline": "logging the loss on the device is 3.1x faster"},
+        },
+        "skipped": [{"name": "peak_memory", "reason": "no time left within the run's limit"}],
+        "failed": [],
+    }))  # fmt: skip
+    text = gpu_runs.section(tmp_path)
+    assert "NVIDIA H100 80GB HBM3 (sm_90), driver 580.159.04, torch 2.11.0+cu130" in text
+    assert "PCIe gen 5 x16: 63.0 GB/s per direction" in text
+    assert "| 1 GiB | 9.80 | 25.30 | 25.40 | 63.0 |" in text
+    assert "| `item_logging` | logging the loss on the device is 3.1x faster |" in text
+    assert "| `peak_memory` | not measured: no time left" in text
+    (folder / "machine.json").unlink()  # half a run is no run
+    assert "No GPU figure has been measured yet" in gpu_runs.section(tmp_path)
+
+
+def test_the_pages_count_of_skipped_experiments_comes_from_the_data():
+    from benchmarks import gpu_runs
+
+    seven = {"skipped": [{"name": f"e{i}", "reason": "r"} for i in range(7)]}
+    assert "the 7 GPU experiments are listed as skipped" in gpu_runs.skipped_sentence(seven)
+    assert "1 GPU experiment is listed" in gpu_runs.skipped_sentence(
+        {"skipped": seven["skipped"][:1]}
+    )
+    assert gpu_runs.skipped_sentence({"skipped": []}) == "Every experiment ran on this machine."
