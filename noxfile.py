@@ -265,6 +265,16 @@ def tests_cuda(session: nox.Session) -> None:
 
 
 @nox.session
+def notebook(session: nox.Session) -> None:
+    """Run notebooks/gpu-katas.ipynb on the CPU with a real Jupyter kernel (nbclient), the
+    repository copied from this checkout, not the network; first check it is up to date."""
+    _install(session, "notebook")
+    with _compiled(session) as env:
+        session.run("python", "-m", "dojo.notebook", "check", env=env)
+        session.run("python", "-m", "dojo.notebook", "execute", env=env)
+
+
+@nox.session
 def docs(session: nox.Session) -> None:
     """Build the site with `mkdocs build --strict` (pages run their examples at build time)."""
     _install(session, "docs")

@@ -166,7 +166,8 @@ def _all_done_words() -> str:
             "machine with one, `python -m katas check NAME` runs them too, against your katas, "
             "in the env that holds its CUDA torch; `nox -s tests-cuda -- --impl katas` runs "
             "the whole cuda tier against them (plain `nox -s tests-cuda` checks the machine "
-            "with the reference solutions; docs/gpu-hosts.md)."
+            "with the reference solutions; docs/gpu-hosts.md). No GPU? "
+            "notebooks/gpu-katas.ipynb runs them on a free one (Colab, Kaggle)."
         )
     lines.append(
         "- Compare your code with the reference solutions: `python -m katas solution NAME`."

@@ -281,3 +281,45 @@ def test_the_pages_count_of_skipped_experiments_comes_from_the_data():
         {"skipped": seven["skipped"][:1]}
     )
     assert gpu_runs.skipped_sentence({"skipped": []}) == "Every experiment ran on this machine."
+
+
+# --- the notebook for learners without a GPU ----------------------------------------------------
+
+
+def test_the_committed_notebook_is_the_generated_one():
+    from dojo import notebook
+
+    assert notebook.PATH.read_text() == notebook.text(""), "run python -m dojo.notebook write"
+    cells = json.loads(notebook.PATH.read_text())["cells"]
+    written = next(c for c in cells if "".join(c["source"]).startswith("%%writefile"))
+    kata = _catalogue.get(notebook.KATA)
+    from dojo import source
+
+    assert "".join(written["source"]).split("\n", 1)[1] == source.stub_text(kata)
+
+
+def test_open_in_colab_only_for_a_known_github_address(monkeypatch):
+    from dojo import notebook
+
+    assert notebook.colab_url("") is None
+    assert notebook.colab_url("https://gitlab.com/a/b") is None
+    assert notebook.colab_url("https://github.com/a/katas") == (
+        "https://colab.research.google.com/github/a/katas/blob/main/notebooks/gpu-katas.ipynb"
+    )
+    monkeypatch.setenv("KATAS_REPO_URL", "https://github.com/a/katas.git/")
+    assert notebook.repo_url() == "https://github.com/a/katas"
+    assert "REPO_URL = 'https://github.com/a/katas'" in notebook.text(notebook.repo_url())
+
+
+def test_the_notebook_says_what_differs_from_the_pin():
+    from dojo import notebook
+
+    assert notebook.torch_notes("2.13.0+cu130") == [
+        "torch 2.13.0+cu130 is the pinned release: every page was checked against it."
+    ]
+    older = " ".join(notebook.torch_notes("2.11.0+cu130"))
+    assert "not the pinned 2.13.0" in older and "expected scalar type Long but found Int" in older
+    newer = " ".join(notebook.torch_notes("2.15.0+cu132"))
+    assert "mm: mat1 and mat2" in newer and "newer than" not in newer
+    assert "newer than" in " ".join(notebook.torch_notes("9.0.0"))
+    assert "older than any release" in " ".join(notebook.torch_notes("2.5.1+cu121"))
