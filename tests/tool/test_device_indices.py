@@ -70,7 +70,7 @@ def refusing() -> dict[str, str]:
 
 def test_torch_refuses_a_bare_cuda_in_the_functions_its_sources_say():
     """What the rest of this file relies on, read from this torch: the functions (the issue
-    found set_per_process_memory_fraction; torch 2.11 to 2.15 have the same list) and the
+    found set_per_process_memory_fraction; torch 2.11.0 and 2.13.0 have the same six) and the
     refusal itself, which needs no GPU."""
     names = refusing()
     for name in ("set_device", "set_per_process_memory_fraction", "caching_allocator_alloc"):
