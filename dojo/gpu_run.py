@@ -346,6 +346,8 @@ def _cases(junit: Path) -> list[dict]:
         return []
     cases = []
     for case in tree.iter("testcase"):
+        if case.get("name") is None:  # the test a SIGINT interrupted: it has no result
+            continue
         name = f"{case.get('classname', '').replace('.', '/')}.py::{case.get('name')}"
         outcome, why = "passed", ""
         for tag in ("failure", "error", "skipped"):
@@ -431,11 +433,19 @@ def _slug(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # A last resort: if this process itself hangs, SIGALRM ends it 5 s after the limit.
+    before = signal.signal(signal.SIGALRM, lambda *_: os._exit(4))
+    signal.alarm(int(args.time_limit) + 5)
+    try:
+        return _run(args)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, before)
+
+
+def _run(args: argparse.Namespace) -> int:
     started = time.monotonic()
     deadline = started + args.time_limit
-    # A last resort: if this process itself hangs, SIGALRM ends it at the limit.
-    signal.signal(signal.SIGALRM, lambda *_: os._exit(4))
-    signal.alarm(int(args.time_limit) + 5)
     out = Path(args.out or os.environ.get("OUT") or ROOT / "gpu-run").resolve()
     tools = tools_dir(args.tools)
     python = sys.executable
@@ -473,12 +483,9 @@ def run(args: argparse.Namespace) -> int:
             pytest_command(python, work), env=env, log=work / "pytest.log", until=bench_at
         )
         record["pytest_exit"] = code
-        if stopped:
-            started_lines = [
-                ln for ln in (work / "pytest.log").read_text().splitlines() if "::" in ln
-            ]
-            last = started_lines[-1].split()[0] if started_lines else "?"
-            record["stopped"] = f"the cuda tier, in or after {last}"
+        if stopped:  # pytest -v starts a line with each test's id as the test starts
+            ids = re.findall(r"^(\S+\.py::\S+)", (work / "pytest.log").read_text(), re.M)
+            record["stopped"] = f"the cuda tier, in or after {ids[-1] if ids else '?'}"
         bench = {}
         if args.bench != "none":
             bench = run_benchmarks(python, env, work, deadline - MARGIN, args.bench)
@@ -491,7 +498,6 @@ def run(args: argparse.Namespace) -> int:
         with tarfile.open(archive, "w:gz") as tar:
             tar.add(work, arcname=name)
         (out / "summary.md").write_text(summary)
-    signal.alarm(0)
     say(summary)
     say(
         f"gpu_run: wrote {archive} ({archive.stat().st_size / 2**10:.0f} KiB) "

@@ -223,6 +223,35 @@ def test_a_whole_run_on_a_simulated_gpu_leaves_an_archive_and_a_summary(tmp_path
     assert "torch: 2.11.0+cu130 (not the pin, torch==2.13.0" in machine.decode()
 
 
+def test_a_hanging_cuda_tier_is_stopped_and_the_run_still_leaves_its_files(tmp_path, monkeypatch):
+    """A test that never ends: at its time pytest gets SIGINT, still writes its JUnit file,
+    and the summary says where the run stopped; exit status 4."""
+    (tmp_path / "tests").mkdir()
+    tests = tmp_path / "tests" / "test_tiny.py"
+    tests.write_text(
+        "import time\n\ndef test_passes():\n    pass\n\ndef test_hangs():\n    time.sleep(600)\n"
+    )
+    monkeypatch.setattr(gpu_run, "probe", lambda python, env, until: seen_host())
+    monkeypatch.setattr(
+        gpu_run,
+        "pytest_command",
+        lambda python, work: [
+            python, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-v",
+            "--rootdir", str(tmp_path), "-c", os.devnull, str(tests),
+            "--junitxml", str(work / "junit.xml"),
+        ],
+    )  # fmt: skip
+    monkeypatch.setattr(gpu_run, "MARGIN", 5)
+    monkeypatch.setattr(gpu_run, "GRACE", 5)
+    out = tmp_path / "out"
+    args = argparse.Namespace(out=out, tools=tmp_path / "none", time_limit=45, bench="none")
+    assert gpu_run.run(args) == 4
+    summary = (out / "summary.md").read_text()
+    assert "Stopped at the time limit** (the cuda tier, in or after " in summary, summary
+    assert "tests/test_tiny.py::test_hangs" in summary
+    assert "1 passed, 0 failed, 0 skipped of 1" in summary, summary  # JUnit written on SIGINT
+
+
 def test_the_benchmarks_the_page_promises_run_first_and_every_gpu_experiment_runs():
     from benchmarks import EXPERIMENTS
 
