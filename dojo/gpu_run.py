@@ -269,7 +269,8 @@ def machine_text(seen: dict, tools: Path) -> str:
 
 def pytest_command(python: str, work: Path) -> list[str]:
     return [
-        python, "-m", "pytest", "--impl", "reference", "-m", "cuda", "--require-cuda",
+        python, "-m", "pytest", "-p", "_hypothesis_pytestplugin",
+        "--impl", "reference", "-m", "cuda", "--require-cuda",
         "--ignore", "tests/tool", "-p", "no:cacheprovider", "-v", "-rfEs", "--durations=0",
         "-o", "faulthandler_timeout=60", "--junitxml", str(work / "junit.xml"),
         "--gpu-report", str(work / "gpu-report.txt"),
@@ -479,9 +480,12 @@ def _run(args: argparse.Namespace) -> int:
         record = {"limit": args.time_limit, "torch": seen["torch"], "pin": cuda_env.TORCH_PIN}
         bench_at = deadline - MARGIN - (BENCH_SHARE if args.bench != "none" else 0)
         say(f"gpu_run: the cuda tier, until {bench_at - time.monotonic():.0f} s from now at most")
+        # Only the plugins the tests use: a host's own (pytest-cov, pytest-benchmark, ...) may
+        # not work with the tools folder's pytest.
         code, stopped = _run_bounded(
-            pytest_command(python, work), env=env, log=work / "pytest.log", until=bench_at
-        )
+            pytest_command(python, work), env={**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+            log=work / "pytest.log", until=bench_at,
+        )  # fmt: skip
         record["pytest_exit"] = code
         if stopped:  # pytest -v starts a line with each test's id as the test starts
             ids = re.findall(r"^(\S+\.py::\S+)", (work / "pytest.log").read_text(), re.M)
