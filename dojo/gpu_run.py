@@ -267,13 +267,15 @@ def machine_text(seen: dict, tools: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def pytest_command(python: str, work: Path) -> list[str]:
+def pytest_command(python: str, work: Path, workers: int = 1) -> list[str]:
+    """The cuda tier; `workers` > 1: that many xdist workers, each a CUDA process of its own."""
+    parallel = ["-p", "xdist.plugin", "-n", str(workers)] if workers > 1 else []
     return [
         python, "-m", "pytest", "-p", "_hypothesis_pytestplugin",
         "--impl", "reference", "-m", "cuda", "--require-cuda",
         "--ignore", "tests/tool", "-p", "no:cacheprovider", "-v", "-rfEs", "--durations=0",
         "-o", "faulthandler_timeout=60", "--junitxml", str(work / "junit.xml"),
-        "--gpu-report", str(work / "gpu-report.txt"),
+        "--gpu-report", str(work / "gpu-report.txt"), *parallel,
     ]  # fmt: skip
 
 
@@ -483,7 +485,8 @@ def _run(args: argparse.Namespace) -> int:
         # Only the plugins the tests use: a host's own (pytest-cov, pytest-benchmark, ...) may
         # not work with the tools folder's pytest.
         code, stopped = _run_bounded(
-            pytest_command(python, work), env={**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+            pytest_command(python, work, args.workers),
+            env={**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
             log=work / "pytest.log", until=bench_at,
         )  # fmt: skip
         record["pytest_exit"] = code
@@ -526,6 +529,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--time-limit", type=float, default=LIMIT, help="seconds for the whole run (default 300)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="run the cuda tier in this many processes (pytest-xdist; default 1)",
     )
     parser.add_argument(
         "--bench",

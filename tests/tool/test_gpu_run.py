@@ -198,7 +198,7 @@ def test_a_whole_run_on_a_simulated_gpu_leaves_an_archive_and_a_summary(tmp_path
     monkeypatch.setattr(
         gpu_run,
         "pytest_command",
-        lambda python, work: [
+        lambda python, work, workers: [
             python, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q",
             "--rootdir", str(tmp_path), "-c", os.devnull, str(tests),
             "--junitxml", str(work / "junit.xml"),
@@ -206,7 +206,9 @@ def test_a_whole_run_on_a_simulated_gpu_leaves_an_archive_and_a_summary(tmp_path
     )  # fmt: skip
     monkeypatch.setattr(gpu_run, "gpu_experiments", lambda: ["same_device_to"])
     out = tmp_path / "out"
-    args = argparse.Namespace(out=out, tools=tmp_path / "none", time_limit=240, bench="smoke")
+    args = argparse.Namespace(
+        out=out, tools=tmp_path / "none", time_limit=240, bench="smoke", workers=1
+    )
     assert gpu_run.run(args) == 0
     files = sorted(p.name for p in out.iterdir())
     assert len(files) == 2 and files[1] == "summary.md", files
@@ -235,7 +237,7 @@ def test_a_hanging_cuda_tier_is_stopped_and_the_run_still_leaves_its_files(tmp_p
     monkeypatch.setattr(
         gpu_run,
         "pytest_command",
-        lambda python, work: [
+        lambda python, work, workers: [
             python, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-v",
             "--rootdir", str(tmp_path), "-c", os.devnull, str(tests),
             "--junitxml", str(work / "junit.xml"),
@@ -244,7 +246,9 @@ def test_a_hanging_cuda_tier_is_stopped_and_the_run_still_leaves_its_files(tmp_p
     monkeypatch.setattr(gpu_run, "MARGIN", 5)
     monkeypatch.setattr(gpu_run, "GRACE", 5)
     out = tmp_path / "out"
-    args = argparse.Namespace(out=out, tools=tmp_path / "none", time_limit=45, bench="none")
+    args = argparse.Namespace(
+        out=out, tools=tmp_path / "none", time_limit=45, bench="none", workers=1
+    )
     assert gpu_run.run(args) == 4
     summary = (out / "summary.md").read_text()
     assert "Stopped at the time limit** (the cuda tier, in or after " in summary, summary
@@ -352,3 +356,12 @@ def test_the_notebook_says_what_differs_from_the_pin():
     assert "mm: mat1 and mat2" in newer and "newer than" not in newer
     assert "newer than" in " ".join(notebook.torch_notes("9.0.0"))
     assert "older than any release" in " ".join(notebook.torch_notes("2.5.1+cu121"))
+
+
+def test_the_cuda_tier_command_runs_only_its_tier_with_a_junit_file_and_durations(tmp_path):
+    command = gpu_run.pytest_command("python3", tmp_path)
+    for part in (["-m", "cuda"], ["--impl", "reference"], ["-p", "_hypothesis_pytestplugin"]):
+        assert any(command[i : i + 2] == part for i in range(len(command))), part
+    assert "--require-cuda" in command and "--durations=0" in command and "-n" not in command
+    assert command[command.index("--junitxml") + 1] == str(tmp_path / "junit.xml")
+    assert gpu_run.pytest_command("python3", tmp_path, 4)[-4:] == ["-p", "xdist.plugin", "-n", "4"]
