@@ -222,7 +222,8 @@ def compat(session: nox.Session) -> None:
 
 @nox.session(name="tests-cuda", venv_backend="none")
 def tests_cuda(session: nox.Session) -> None:
-    """GPU hosts: the cuda tier against the reference, with the CUDA torch you already have.
+    """GPU hosts: the cuda tier against the reference solutions (it checks the machine and the
+    tests, not your code), with the CUDA torch you already have; `-- --impl katas`: your katas.
 
     Runs in your environment (no venv): the activated venv ($VIRTUAL_ENV), else the conda env
     ($CONDA_PREFIX), else the first python on PATH, whichever first has torch; it says which.
@@ -277,6 +278,16 @@ def tests_cuda(session: nox.Session) -> None:
         "--ignore", "tests/tool", "--gpu-report", "gpu-report.txt", *session.posargs,
         env=env, external=True,
     )  # fmt: skip
+
+
+@nox.session
+def notebook(session: nox.Session) -> None:
+    """Run notebooks/gpu-katas.ipynb on the CPU with a real Jupyter kernel (nbclient), the
+    repository copied from this checkout, not the network; first check it is up to date."""
+    _install(session, "notebook")
+    with _compiled(session) as env:
+        session.run("python", "-m", "dojo.notebook", "check", env=env)
+        session.run("python", "-m", "dojo.notebook", "execute", env=env)
 
 
 @nox.session

@@ -163,8 +163,11 @@ def _all_done_words() -> str:
     if gpu:
         lines.append(
             f"- {_plural(gpu, 'cuda test')} did not run here: they need an NVIDIA GPU. On a "
-            "machine with one, `nox -s tests-cuda` runs them against your katas "
-            "(docs/gpu-hosts.md)."
+            "machine with one, `python -m katas check NAME` runs them too, against your katas, "
+            "in the env that holds its CUDA torch; `nox -s tests-cuda -- --impl katas` runs "
+            "the whole cuda tier against them (plain `nox -s tests-cuda` checks the machine "
+            "with the reference solutions; docs/gpu-hosts.md). No GPU? "
+            "notebooks/gpu-katas.ipynb runs them on a free one (Colab, Kaggle)."
         )
     lines.append(
         "- Compare your code with the reference solutions: `python -m katas solution NAME`."

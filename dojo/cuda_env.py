@@ -317,7 +317,8 @@ class HostWarning:
 
 
 # Checked against the torch 2.13 sources. Every warning below passes stacklevel=2 (or comes from
-# C++ through PyErr_WarnEx), so its module is the torch module that calls the warning function.
+# C++ through PyErr_WarnEx), so its module is the torch module that calls the warning function;
+# except cuBLAS's, which names whatever Python line made a thread's first cuBLAS call.
 HOST_WARNINGS = (
     HostWarning(
         r"Found GPU\d+ .* which is of compute capability \(CC\) ",
@@ -356,6 +357,14 @@ HOST_WARNINGS = (
         r"torch\.utils\.data\.dataloader\Z",
         "torch/utils/data/dataloader.py, check_worker_number_rationality: fewer CPUs than "
         "workers (a Slurm job gets one CPU unless it asks for --cpus-per-task)",
+    ),
+    HostWarning(
+        r"Attempting to run cuBLAS, but there was no current CUDA context!",
+        r"",  # any module: whichever Python line made a thread's first cuBLAS call
+        "aten/src/ATen/cuda/CublasHandlePool.cpp, getCurrentCUDABlasHandle (TORCH_WARN_ONCE): "
+        "a thread with no current CUDA context ran cuBLAS first, e.g. a matrix product in a "
+        "backward pass on the autograd engine's thread (raised again from "
+        "torch.autograd.graph) or in a DataParallel replica's thread",
     ),
 )
 

@@ -1369,7 +1369,8 @@ def test_largest_batch_on_the_device(kata, device, search):
 def test_largest_batch_recovers_from_a_real_out_of_memory_error(kata):
     """No CPU twin: a real torch.OutOfMemoryError, and the blocks CUDA's caching allocator
     keeps, exist only on a GPU."""
-    device = torch.device("cuda")
+    # An index: set_per_process_memory_fraction refuses a bare "cuda" (ValueError).
+    device = torch.device("cuda", torch.cuda.current_device())
     torch.cuda.synchronize()
     torch.cuda.empty_cache()
     total = torch.cuda.mem_get_info(device)[1]  # (free, total)
