@@ -25,7 +25,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from dojo import _toml  # tomllib, or a reader of its own on Python 3.10 (doctor points here)
+from dojo import (
+    _toml,  # tomllib, or a reader of its own on Python 3.10 (doctor points here)
+    readings,
+)
 
 INDEX = Path(__file__).with_name("errors.toml")
 ROOT = INDEX.parent.parent
@@ -45,7 +48,17 @@ _REQUIRED = (
     "means",
     "fix",
 )
-_OPTIONAL = ("also", "source", "reproduce", "requires", "fresh_process", "doctor", "wordings")
+_OPTIONAL = (
+    "also",
+    "source",
+    "reproduce",
+    "requires",
+    "fresh_process",
+    "doctor",
+    "wordings",
+    "releases",
+    "fallback",
+)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _SPACE = re.compile(r"\s+")
 _WILDCARD = re.compile(r"\\[wWsSdD]|\.|\[")
@@ -78,6 +91,8 @@ class Entry:
     fresh_process: bool
     doctor: bool = False
     wordings: tuple[str, ...] = ()
+    releases: str = ""
+    fallback: bool = False
 
     def score(self, text: str) -> tuple[int, int]:
         """How well the entry matches normalized `text`: the longest stretch one of its patterns
@@ -146,6 +161,8 @@ def _entry(n: int, raw: dict) -> Entry:
         fresh_process=bool(raw.get("fresh_process", False)),
         doctor=bool(raw.get("doctor", False)),
         wordings=tuple(raw.get("wordings", ())),
+        releases=raw.get("releases", ""),
+        fallback=bool(raw.get("fallback", False)),
     )
 
 
@@ -181,11 +198,37 @@ _ERROR_LINE = re.compile(
 )
 
 
+# Lines that every error of a kind carries, whatever went wrong: they say nothing about which
+# error it is, so they are taken out before any pattern looks at the text (issue 27). The CUDA
+# check's tail (c10/cuda/CUDAException.cpp: since 1.8 "CUDA kernel errors might be ...", since
+# 2.1 "Compile with `TORCH_USE_CUDA_DSA` ..."), a C++ stack ("Exception raised from ... (most
+# recent call first):" and its "frame #N:" lines) and the `[rank0]:` that torchrun and
+# elastic put before every line of a rank's output.
+BOILERPLATE = (
+    r"CUDA kernel errors might be asynchronously reported at some other API call,? so the "
+    r"stack ?trace below might be incorrect\.?",
+    r"For debugging,? consider passing CUDA_LAUNCH_BLOCKING=1\.?",
+    r"Compile with .?TORCH_USE_CUDA_DSA.? to enable device-side assertions\.?",
+    r"Device-side assertions were explicitly omitted for this error check; the error probably "
+    r"arose while initializing the DSA handlers\.?",
+    r"Exception raised from \S+ at \S+ \(most recent call first\):",
+    r"^\s*frame #\d+:.*$",
+)
+_BOILERPLATE = re.compile("|".join(f"(?:{b})" for b in BOILERPLATE), re.MULTILINE)
+_RANK = re.compile(r"^(?:\s*\[(?:default)?(?:rank)?\d+\]:)+ ?", re.MULTILINE)
+
+
+def strip_boilerplate(text: str) -> str:
+    """`text` without the lines every error of a kind carries (`BOILERPLATE`) and without the
+    `[rank0]:` prefixes of a distributed run's lines."""
+    return _BOILERPLATE.sub("", _RANK.sub("", _ANSI.sub("", text)))
+
+
 def last_error(text: str) -> str:
     """The part of a pasted `text` that holds the error to explain: in a chained traceback the
     first exception's part; in that, everything from its last line that starts an exception or
     a warning (`RuntimeError: ...`) to the end. `text` itself when no such line is found."""
-    text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
+    text = strip_boilerplate(text.replace("\r\n", "\n").replace("\r", "\n"))
     part = _CHAIN.split(text, maxsplit=1)[0]
     lines = part.splitlines()
     starts = [n for n, line in enumerate(lines) if _ERROR_LINE.match(line)]
@@ -193,11 +236,14 @@ def last_error(text: str) -> str:
 
 
 def _ranked(text: str) -> list[Entry]:
-    flat = normalize(text)
+    """The entries that match `text` and whose reading of it does not rule them out, best
+    first: an entry of a family before a `fallback` one, then the longest match, then the
+    fewest wildcards, then the index's order."""
+    flat = normalize(strip_boilerplate(text))
     scored = [(e.score(flat), n, e) for n, e in enumerate(load())]
-    return [
-        e for score, _, e in sorted(scored, key=lambda s: (-s[0][0], -s[0][1], s[1])) if score[0]
-    ]
+    scored = [s for s in scored if s[0][0] and readings.applies(s[2].id, flat)]
+    order = sorted(scored, key=lambda s: (s[2].fallback, -s[0][0], -s[0][1], s[1]))
+    return [e for _, _, e in order]
 
 
 def find(text: str) -> list[Entry]:
@@ -464,9 +510,12 @@ REPORT = (
 )
 
 
-def explain(entry: Entry, width: int = 100, read_from: str | None = None) -> str:
+def explain(
+    entry: Entry, width: int = 100, read_from: str | None = None, case: list[str] | None = None
+) -> str:
     """What `python -m katas explain` prints about one entry; `read_from` is the line of a
-    pasted traceback the answer was read from, when it was not the whole text."""
+    pasted traceback the answer was read from, when it was not the whole text; `case` is what
+    the paste itself says (`readings.read`), printed before the entry's general answer."""
     from dojo import catalogue
 
     kata = catalogue.get(entry.kata)
@@ -477,6 +526,8 @@ def explain(entry: Entry, width: int = 100, read_from: str | None = None) -> str
     out = [para(f"This {entry.kind} is:", entry.phrase)]
     if read_from:
         out.append(para("(read from the error in what you pasted:", f"{read_from})"))
+    if case:
+        out += ["", para("In your paste:", " ".join(case).replace("`", ""))]
     out += [
         "",
         para("What it means:", entry.means.replace("`", "")),
@@ -506,7 +557,7 @@ def _read_stdin() -> str:
 
 def _not_found(text: str) -> str:
     lines = ["No entry in the error index matches that text."]
-    near = closest(last_error(text)) or closest(text)
+    near = closest(last_error(text)) or closest(strip_boilerplate(text))
     if near:
         lines.append("The closest entries, by the words they share with it:")
         lines += [f"  {e.id}: {e.phrase}" for e in near]
@@ -558,7 +609,8 @@ def main(argv: list[str] | None = None) -> int:
     if _ranked(focus) and normalize(focus) != normalize(text):
         read_from = normalize(focus.strip().splitlines()[0])
         read_from = read_from if len(read_from) <= 160 else read_from[:157] + "..."
-    print(explain(found[0], read_from=read_from))
+    case = readings.read(normalize(strip_boilerplate(focus)), raw=text)
+    print(explain(found[0], read_from=read_from, case=case))
     if len(found) > 1:
         print("\nThe text also matches: " + "; ".join(f"{e.phrase} ({e.id})" for e in found[1:]))
     return 0
