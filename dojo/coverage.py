@@ -55,9 +55,7 @@ PLACEHOLDER = "cuda:0"  # stands for what an f-string or a .format() fills in at
 
 @dataclass(frozen=True)
 class Message:
-    source: (
-        str  # `torch/cuda/__init__.py:230` or `cudaGetErrorString(716) cudaErrorMisalignedAddress`
-    )
+    source: str  # `torch/cuda/__init__.py:230`, `cudaGetErrorString(716) cudaErrorMisaligned...`
     text: str
 
     @property
@@ -83,10 +81,13 @@ def _literal(node: ast.AST) -> str | None:
         return (left if left is not None else PLACEHOLDER) + (
             right if right is not None else PLACEHOLDER
         )
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        if node.func.attr == "format":
-            text = _literal(node.func.value)
-            return text.replace("{}", PLACEHOLDER) if text else None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+    ):
+        text = _literal(node.func.value)
+        return text.replace("{}", PLACEHOLDER) if text else None
     return None
 
 
@@ -131,11 +132,9 @@ def python_messages(site: Path) -> list[Message]:
 
 def find_cudart(site: Path) -> Path | None:
     """The CUDA runtime library the CUDA build of torch installs beside it (nvidia/*/lib)."""
-    for lib in (
-        sorted((site / "nvidia").rglob("libcudart.so*")) if (site / "nvidia").is_dir() else []
-    ):
-        return lib
-    return None
+    nvidia = site / "nvidia"
+    libs = sorted(nvidia.rglob("libcudart.so*")) if nvidia.is_dir() else []
+    return libs[0] if libs else None
 
 
 def cuda_runtime_messages(cudart: Path) -> list[Message]:
@@ -227,9 +226,8 @@ def main(argv: list[str] | None = None) -> int:
         args.torch = Path(torch.__file__).resolve().parent.parent
     messages = python_messages(args.torch)
     cudart = args.cudart or find_cudart(args.torch)
-    print(
-        f"torch sources under {args.torch}: {len(messages)} topic messages in {', '.join(TOPIC_PATHS)}"
-    )
+    topics = ", ".join(TOPIC_PATHS)
+    print(f"torch sources under {args.torch}: {len(messages)} topic messages in {topics}")
     if cudart is not None:
         runtime = cuda_runtime_messages(cudart)
         print(f"CUDA runtime {cudart.name}: {len(runtime)} error strings")
