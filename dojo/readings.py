@@ -206,7 +206,7 @@ def _types(text: str) -> list[str]:
     return []
 
 
-def _where(text: str) -> list[str]:
+def _where(text: str, context: str = "") -> list[str]:
     expected = re.search(rf"Tensor on device ({_DEV}) is not on the expected device ({_DEV})", text)
     if expected:
         got, want = expected.groups()
@@ -215,7 +215,8 @@ def _where(text: str) -> list[str]:
                 "A tensor on `meta` has shape and dtype but no data: a weight that was never "
                 "loaded, not an input to move."
             ]
-            if re.search(r"device_map|accelerate|from_pretrained|transformers", text):
+            # the traceback around the error names the library that placed the weights
+            if re.search(r"device_map|accelerate|from_pretrained|transformers", context):
                 out.append(
                     'Loading with `device_map="auto"` (transformers / accelerate) leaves on '
                     "`meta` the weights it did not place: more layers than fit and no offload "
@@ -286,7 +287,7 @@ def read(text: str, raw: str = "") -> list[str]:
     """Sentences about this paste's own case (which tensor is where, which dtype is which),
     from `text` (one error, boilerplate taken out); `raw` is the paste as given, for the rank
     that printed it. [] when the message carries no detail worth reading."""
-    out = _devices(text) or _types(text) or _where(text) or _prefix(text)
+    out = _devices(text) or _types(text) or _where(text, raw or text) or _prefix(text)
     rank = re.search(r"\[(?:default)?(?:rank)?(\d+)\]:", raw)
     if rank:
         out.append(f"(Printed by rank {rank.group(1)} of a distributed run.)")

@@ -675,3 +675,116 @@ def test_each_family_has_real_pastes_from_more_than_one_thread():
     thin = {family: sources.get(family, set()) for family in FAMILIES}
     thin = {family: found for family, found in thin.items() if len(found) < 2}
     assert not thin, f"families with fewer than two real sources in {CORPUS.name}: {thin}"
+
+
+# --- issue 27: boilerplate is never evidence; the answer reads the paste -------------------------
+
+BOILERPLATE_LINES = [  # as torch prints them (c10/cuda/CUDAException.cpp), every release since 2.1
+    "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+    "stacktrace below might be incorrect.",
+    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.",
+    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+    "Exception raised from try_all at /pytorch/aten/src/ATen/native/cudnn/Conv.cpp:692 "
+    "(most recent call first):",
+]
+
+
+@pytest.mark.parametrize("line", BOILERPLATE_LINES)
+def test_a_line_every_error_of_a_kind_carries_picks_no_entry(line):
+    assert errors.find(line) == [], f"{line!r} is boilerplate, yet it picked an entry"
+
+
+def test_the_cuda_check_tail_does_not_turn_another_error_into_a_device_side_assert():
+    # verl-project/verl#3558 (2025): torch 2.x prints the DSA line under every CUDA error
+    paste = (
+        "RuntimeError: CUDA error: misaligned address\n" + "\n".join(BOILERPLATE_LINES[:2]) + "\n"
+        "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."
+    )
+    assert errors.find(paste)[0].id == "illegal-memory-access"
+    # and a CUDA error with no family of its own gets the generic one, never another family's
+    other = (
+        "RuntimeError: CUDA error: operation not permitted when stream is capturing\n"
+        + (BOILERPLATE_LINES[3])
+    )
+    assert [e.id for e in errors.find(other)] == ["cuda-runtime-error"]
+
+
+def test_a_distributed_runs_rank_prefixes_change_nothing(capsys):
+    message = (
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+        "devices, cuda:1 and cpu!"
+    )
+    prefixed = "\n".join(
+        f"[rank1]: {line}" for line in ["Traceback (most recent call last):", message]
+    )
+    assert [e.id for e in errors.find(prefixed)] == [e.id for e in errors.find(message)]
+    assert errors.main([prefixed]) == 0
+    assert "Printed by rank 1 of a distributed run" in " ".join(capsys.readouterr().out.split())
+
+
+def _case(text: str, capsys) -> str:
+    assert errors.main([text]) == 0
+    out = capsys.readouterr().out
+    assert "In your paste:" in out, out
+    return " ".join(out.split("In your paste:", 1)[1].split("\n\n", 1)[0].split())
+
+
+def test_an_embedding_left_on_the_cpu_is_named_as_the_one_to_move(capsys):
+    # smthemex/ComfyUI_YuE#30: the common device (index_select's `self`, the embedding's
+    # weight) is the first one named, the argument's own device the second
+    # (aten/src/ATen/core/op_registration/adaption.cpp)
+    case = _case(
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+        "devices, cpu and cuda:0! (when checking argument for argument index in method "
+        "wrapper_CUDA__index_select)",
+        capsys,
+    )
+    assert "index_select got index" in case and "on cuda:0" in case
+    assert "its weight) is on the CPU" in case and "Move the model, not the indices" in case
+
+
+def test_indices_left_on_the_cpu_are_named_as_the_ones_to_move(capsys):
+    # pengzhendong/streaming-sensevoice#3
+    case = _case(
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+        "devices, cuda:0 and cpu! (when checking argument for argument index in method "
+        "wrapper_CUDA__index_select)",
+        capsys,
+    )
+    assert "got index" in case and "on the CPU" in case and "to cuda:0 before the call" in case
+    assert "Move the model" not in case
+
+
+def test_a_meta_tensor_is_a_weight_never_loaded_not_an_input_to_move(capsys):
+    # huggingface/transformers#32332: device_map="auto" left a parameter on meta
+    case = _case(
+        "transformers modeling_utils from_pretrained(device_map='auto')\n"
+        "RuntimeError: Tensor on device meta is not on the expected device cuda:0!",
+        capsys,
+    )
+    assert "never loaded, not an input to move" in case and 'device_map="auto"' in case
+
+
+def test_a_state_dict_error_with_module_on_both_sides_is_not_the_prefix_problem(capsys):
+    paste = (
+        "RuntimeError: Error(s) in loading state_dict for DataParallel:\n"
+        '\tMissing key(s) in state_dict: "module.layer6.0.weight".\n'
+        '\tUnexpected key(s) in state_dict: "module.layer5.0.weight".'
+    )
+    assert "unexpected-module-prefix" not in [e.id for e in errors.find(paste)]
+    one_side = paste.replace('"module.layer6', '"layer6')
+    assert errors.find(one_side)[0].id == "unexpected-module-prefix"
+    other_way = paste.replace('"module.layer5', '"layer6')
+    assert _case(other_way, capsys).startswith("Here the model is the wrapped one")
+
+
+def test_a_conv_type_error_says_which_side_is_half_and_where(capsys):
+    # the form of aten/src/ATen/native/Convolution.cpp's check, with a half input on the GPU
+    case = _case(
+        "RuntimeError: Input type (torch.cuda.HalfTensor) and weight type "
+        "(torch.cuda.FloatTensor) should be the same",
+        capsys,
+    )
+    assert "The input is float16 on a GPU; the layer's weight is float32 on a GPU" in case
+    assert "Same device, different dtypes" in case
