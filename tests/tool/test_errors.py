@@ -788,3 +788,28 @@ def test_a_conv_type_error_says_which_side_is_half_and_where(capsys):
     )
     assert "The input is float16 on a GPU; the layer's weight is float32 on a GPU" in case
     assert "Same device, different dtypes" in case
+
+
+def test_a_half_input_to_a_float_conv_is_a_dtype_error_in_each_cpus_wording():
+    """Issue 26: on a CPU with AVX512-FP16, oneDNN takes the call and words it "Input type
+    (torch.HalfTensor) and weight type (torch.FloatTensor) should be the same or input should
+    be a MKLDNN tensor ..."; elsewhere "expected scalar type Half but found Float". The entry's
+    example turns oneDNN off, so the page shows one message on every CPU; both wordings, and
+    whatever this CPU says with oneDNN on, are answered as a dtype mismatch."""
+    import torch
+    from torch import nn
+
+    onednn = (
+        "RuntimeError: Input type (torch.HalfTensor) and weight type (torch.FloatTensor) should "
+        "be the same or input should be a MKLDNN tensor and weight is a dense tensor"
+    )
+    with pytest.raises(RuntimeError) as here:
+        nn.Conv2d(1, 2, 3, bias=False)(torch.ones(1, 1, 5, 5, dtype=torch.float16))
+    for text in (
+        onednn,
+        "RuntimeError: expected scalar type Half but found Float",
+        str(here.value),
+    ):
+        found = errors.find(text)
+        assert found and found[0].topic == "dtype mismatches", (text, [e.id for e in found])
+    assert "mkldnn.flags(enabled=False)" in errors.get("expected-scalar-type").reproduce
