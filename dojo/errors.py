@@ -425,12 +425,23 @@ def topic_id(topic: str) -> str:
     return "topic-" + re.sub(r"[^a-z0-9]+", "-", topic.lower()).strip("-")
 
 
+FOLD = "What it means, the fix, the kata and the example"
+
+
 def entry_markdown(entry: Entry, *, run: bool = True, prefix: str = "") -> str:
-    """One entry as a section of the Troubleshooting page. With `run`, a CPU example runs now
-    and its real output is shown; `prefix` is the path from the page's URL to the site root."""
+    """One entry as a section of the Troubleshooting page: its heading and the releases whose
+    wording it covers, then the rest folded (a phone scrolls past what it does not open). With
+    `run`, a CPU example runs now and its real output is shown; `prefix` is the path from the
+    page's URL to the site root."""
+    head = [f"### {_heading_text(entry.phrase)} {{#{entry.id}}}", ""]
+    head += [f"**Releases.** {entry.releases}", "", f'??? note "{FOLD}"', ""]
+    body = _entry_body(entry, run=run, prefix=prefix)
+    return "\n".join(head) + "\n" + textwrap.indent(body, "    ", lambda line: bool(line.strip()))
+
+
+def _entry_body(entry: Entry, *, run: bool, prefix: str) -> str:
     shown = f"{entry.exception}: {entry.message}"
-    lines = [f"### {_heading_text(entry.phrase)} {{#{entry.id}}}", ""]
-    lines += [f"**What it means.** {entry.means}", "", f"**Fix.** {entry.fix}", ""]
+    lines = [f"**What it means.** {entry.means}", "", f"**Fix.** {entry.fix}", ""]
     if entry.doctor:
         lines += [
             f"**This machine.** `{DOCTOR}` reports what this machine has (driver, GPUs, the "

@@ -665,6 +665,24 @@ FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its
     "no-default-process-group",
     "backward-twice",
     "no-grad-fn",
+    # issue 27's families
+    "cuda-device-unavailable",
+    "cuda-unknown-error",
+    "no-cuda-gpus",
+    "cudnn-no-algorithm",
+    "generator-device",
+    "found-dtype",
+    "half-on-cpu",
+    "bf16-unsupported",
+    "ddp-marked-ready-twice",
+    "nccl-not-built",
+    "nccl-needs-gpu",
+    "ddp-no-gradients",
+    "dataparallel-attribute",
+    "nonscalar-loss",
+    "inference-tensor-saved",
+    "cannot-pickle-local",
+    "not-on-expected-device",
 ]
 
 
