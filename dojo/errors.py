@@ -499,15 +499,13 @@ def index_markdown() -> str:
 
 def markdown(*, run: bool = True, prefix: str = "", index: bool = True) -> str:
     """Every entry, in the index's order, as the body of the Troubleshooting page: the index by
-    topic (unless the page shows it elsewhere: `index=False`), then one section per topic
-    (opening with a list of its entries) and one heading per entry."""
+    topic (unless the page shows it elsewhere: `index=False`), then one section per topic and
+    one heading per entry (its body folded, so the headings are the topic's list)."""
     parts, topic = [index_markdown()] if index else [], None
     for entry in load():
         if entry.topic != topic:
             topic = entry.topic
-            members = [e for e in load() if e.topic == topic]
             parts.append(f"## {_heading_text(topic)} {{#{topic_id(topic)}}}")
-            parts.append("\n".join(f"- [{_heading_text(e.phrase)}](#{e.id})" for e in members))
         parts.append(entry_markdown(entry, run=run, prefix=prefix))
     return "\n\n".join(parts)
 

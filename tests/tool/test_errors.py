@@ -626,8 +626,18 @@ def test_explain_reads_stdin_that_is_not_utf8():
 
 def test_every_message_on_the_page_is_in_the_output_box():
     page = errors.markdown(run=False, prefix="../")
-    assert page.count("```text\n") == page.count('<div class="result" markdown="1">\n\n```text')
-    assert page.count("```text\n") >= len(ENTRIES)
+    boxed = page.count('<div class="result" markdown="1">\n\n    ```text')
+    assert page.count("```text\n") == boxed >= len(ENTRIES)
+
+
+@by_entry
+def test_an_entry_shows_its_heading_and_releases_and_folds_the_rest(entry):
+    """Issue 27: a phone scrolls the headings; what an entry says is one tap away."""
+    lines = errors.entry_markdown(entry, run=False, prefix="../").splitlines()
+    assert lines[0].startswith("### ") and lines[2] == f"**Releases.** {entry.releases}"
+    assert lines[4] == f'??? note "{errors.FOLD}"'
+    assert all(not line or line.startswith("    ") for line in lines[5:])
+    assert entry.releases.strip() and any(ch.isdigit() for ch in entry.releases)
 
 
 def test_the_page_opens_with_an_index_by_topic_that_fits_one_screen():
