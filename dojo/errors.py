@@ -394,15 +394,21 @@ def reproduce(entry: Entry) -> Outcome:
 DOCTOR = "python -m katas doctor"
 
 
+# The section of a kata's discussion page that explains its ideas (docs/discussions/x.md,
+# "## The ideas"), where an error's explanation lives since the kata pages were split.
+IDEAS = "the-ideas"
+
+
 def _kata_link(name: str, prefix: str) -> str:
-    """A link to kata `name`'s page, as a URL relative to the page it is on. The page's markdown
-    comes out of a markdown-exec block, which MkDocs never rewrites: a link to `katas/x.md` would
-    stay that, so the URL must be the built site's (`katas/x/`), reached from the page's own URL
-    by `prefix` (`"../"` from `/troubleshooting/`)."""
+    """A link to the section of kata `name`'s discussion page that explains it, as a URL
+    relative to the page it is on. The page's markdown comes out of a markdown-exec block,
+    which MkDocs never rewrites: a link to `discussions/x.md` would stay that, so the URL must
+    be the built site's (`discussions/x/#the-ideas`), reached from the page's own URL by
+    `prefix` (`"../"` from `/troubleshooting/`)."""
     from dojo import catalogue
 
     kata = catalogue.get(name)
-    return f"[{kata.number}. {kata.title}]({prefix}katas/{name}/)"
+    return f"[{kata.number}. {kata.title}]({prefix}discussions/{name}/#{IDEAS})"
 
 
 def _heading_text(phrase: str) -> str:
@@ -546,10 +552,13 @@ def explain(
     ]
     if entry.doctor:
         out += [para("This machine:", f"{DOCTOR} reports what this machine has."), ""]
-    out.append(f"Kata {kata.number}, {kata.title}, teaches this: docs/katas/{kata.name}.md")
+    out.append(
+        f"Kata {kata.number}, {kata.title}, teaches this; its discussion explains it: "
+        f"docs/discussions/{kata.name}.md"
+    )
     for name in entry.also:
         other = catalogue.get(name)
-        out.append(f"See also kata {other.number}, {other.title}: docs/katas/{other.name}.md")
+        out.append(f"See also kata {other.number}, {other.title}: docs/discussions/{other.name}.md")
     out.append(f"To check your solution of that kata: python -m katas check {kata.name}")
     out.append(f"More: {PAGE}#{entry.id}")
     return "\n".join(out)

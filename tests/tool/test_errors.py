@@ -291,7 +291,7 @@ def test_main_prints_the_message_the_fix_and_the_kata(capsys):
     kata = catalogue.get(entry.kata)
     assert entry.phrase in errors.normalize(out)
     assert "Fix:" in out and "What it means:" in out
-    assert f"docs/katas/{kata.name}.md" in out and f"python -m katas check {kata.name}" in out
+    assert f"docs/discussions/{kata.name}.md" in out and f"python -m katas check {kata.name}" in out
     assert f"{errors.PAGE}#{entry.id}" in out
     assert "The text also matches: " in out and "(same-device)" in out  # the general entry
 
@@ -337,7 +337,7 @@ def test_the_page_renders_every_entry_as_a_heading_with_its_id():
         assert heading in page, f"no heading for {entry.id}"
         # The built site's URL of the kata page, from /troubleshooting/: MkDocs never rewrites
         # links in a markdown-exec block's output, so `katas/x.md` would stay a 404.
-        assert f"](../katas/{entry.kata}/)" in page
+        assert f"](../discussions/{entry.kata}/#the-ideas)" in page
         assert f"python -m katas check {entry.kata}" in page
         assert "then check your solution" not in page.lower()
     topics = list(dict.fromkeys(e.topic for e in ENTRIES))
@@ -841,3 +841,11 @@ def test_a_half_input_to_a_float_conv_is_a_dtype_error_in_each_cpus_wording():
         found = errors.find(text)
         assert found and found[0].topic == "dtype mismatches", (text, [e.id for e in found])
     assert "mkldnn.flags(enabled=False)" in errors.get("expected-scalar-type").reproduce
+
+
+def test_an_entry_links_to_a_section_its_katas_discussion_page_has():
+    """The links point at docs/discussions/<kata>.md's "The ideas" (the split of issue 25); the
+    heading must exist there, or the link lands at the top of the page."""
+    for name in {e.kata for e in ENTRIES} | {n for e in ENTRIES for n in e.also}:
+        page = catalogue.get(name).discussion.read_text()
+        assert "\n## The ideas\n" in page, f"docs/discussions/{name}.md has no '## The ideas'"
