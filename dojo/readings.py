@@ -118,6 +118,19 @@ def _devices(text: str) -> list[str]:
         if where == "cpu":
             out.append(f"Move {_argument(op, arg)} to `{rest}`.")
         return out
+    pair = re.search(
+        rf"expected (?:device|backend) ({_DEV})(?: and dtype \w+)? "
+        rf"but got (?:device|backend) ({_DEV})",
+        text,
+    ) or re.search(r"arguments are located on (different GPUs)()", text)
+    if pair and pair.group(2) and pair.group(1) != pair.group(2):
+        want, got = (d.lower() for d in pair.groups())
+        return [
+            f"One input is on {_place(got)} where the op expected {_place(want)}, the device "
+            "of its other inputs."
+        ]
+    if pair and not pair.group(2):
+        return ["The inputs are on two different GPUs."]
     old = re.search(
         r"Tensor for (?:argument #\d+ ?)?'?(\w+)'? is on (CPU|GPU)(?: (\d+))?,.{0,80}?"
         r"but expected (?:it|them) to be on (CPU|GPU)(?: (\d+))?(?: \(while checking arguments "
