@@ -693,6 +693,7 @@ FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its
     "inference-tensor-saved",
     "cannot-pickle-local",
     "not-on-expected-device",
+    "dataloader-worker-died",
 ]
 
 
