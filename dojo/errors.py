@@ -6,6 +6,7 @@ from the same file (`markdown()`).
     python -m dojo.errors < traceback.txt        (or paste, then Ctrl-D)
     python -m dojo.errors --list
     python -m dojo.errors same-device          (one entry, by the id --list shows)
+    python -m dojo.errors --measure tests/data/errors/real.toml   (the index on real pastes)
 
 `python -m katas explain "<error text>"` runs the same `main`. A pasted traceback is read from
 its last error (the first one of a chained traceback), and the whole text is the fallback. Only
@@ -589,6 +590,36 @@ def _not_found(text: str) -> str:
     return "\n".join(lines)
 
 
+def measure(path: Path) -> tuple[str, int]:
+    """The index on a file of real pastes (`[[paste]]` with `text`, `expect`, `source`, as in
+    tests/data/errors/): how many get the right entry first, a wrong one, none, and how many
+    unrelated ones (`expect = ""`) it claims. Returns the report and the number of failures."""
+    with open(path, "rb") as f:
+        pastes = _toml.load(f)["paste"]
+    related = [p for p in pastes if p["expect"]]
+    right, wrong, missed, claimed = [], [], [], []
+    for paste in pastes:
+        found = find(paste["text"])
+        first = found[0].id if found else ""
+        if not paste["expect"]:
+            (claimed if found else right).append((paste, first))
+        elif first == paste["expect"]:
+            right.append((paste, first))
+        else:
+            (wrong if found else missed).append((paste, first))
+    unrelated = len(pastes) - len(related)
+    good = len(right) - (unrelated - len(claimed))
+    lines = [
+        f"{path.name}: {good} of {len(related)} topic pastes get the right entry first "
+        f"({good / max(len(related), 1):.0%}), {len(wrong)} a wrong one, {len(missed)} none; "
+        f"{len(claimed)} of {unrelated} unrelated errors claimed"
+    ]
+    lines += [f"  wrong ({got}, not {p['expect']}): {p['source']}" for p, got in wrong]
+    lines += [f"  missed ({p['expect']}): {p['source']}" for p, _ in missed]
+    lines += [f"  claimed ({got}): {p['source']}" for p, got in claimed]
+    return "\n".join(lines), len(wrong) + len(missed) + len(claimed)
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m dojo.errors TEXT...`: explain the error in TEXT (or in standard input when
     no TEXT is given, or TEXT is `-`). Exit status 0 when it is in the index, 1 when not."""
@@ -596,6 +627,10 @@ def main(argv: list[str] | None = None) -> int:
     if args in (["-h"], ["--help"]):
         print(__doc__)
         return 0
+    if len(args) == 2 and args[0] == "--measure":
+        report, failures = measure(Path(args[1]))
+        print(report)
+        return 1 if failures else 0
     if args == ["--list"]:
         for entry in load():
             print(f"{entry.id:32} {entry.kata:18} {entry.phrase}")

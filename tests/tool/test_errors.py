@@ -850,3 +850,34 @@ def test_an_entry_links_to_a_section_its_katas_discussion_page_has():
     for name in {e.kata for e in ENTRIES} | {n for e in ENTRIES for n in e.also}:
         page = catalogue.get(name).discussion.read_text()
         assert "\n## The ideas\n" in page, f"docs/discussions/{name}.md has no '## The ideas'"
+
+
+def test_measure_counts_right_wrong_missed_and_claimed(tmp_path, capsys):
+    pastes = tmp_path / "pastes.toml"
+    pastes.write_text(
+        textwrap.dedent(
+            """
+            [[paste]]
+            text = "RuntimeError: No CUDA GPUs are available"
+            expect = "no-cuda-gpus"
+            source = "right"
+            [[paste]]
+            text = "RuntimeError: No CUDA GPUs are available"
+            expect = "same-device"
+            source = "wrong"
+            [[paste]]
+            text = "ValueError: something else entirely"
+            expect = "same-device"
+            source = "missed"
+            [[paste]]
+            text = "RuntimeError: No CUDA GPUs are available"
+            expect = ""
+            source = "claimed"
+            """
+        )
+    )
+    assert errors.main(["--measure", str(pastes)]) == 1
+    out = capsys.readouterr().out
+    assert "1 of 3 topic pastes get the right entry first (33%), 1 a wrong one, 1 none" in out
+    assert "1 of 1 unrelated errors claimed" in out
+    assert "wrong (no-cuda-gpus, not same-device): wrong" in out and "claimed (no-cuda-gpus)" in out
