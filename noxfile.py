@@ -218,6 +218,10 @@ def compat(session: nox.Session) -> None:
             "python", "-m", "pytest", "--impl", "reference", "-m", "cpu", "-n", "2",
             "--ignore", "tests/tool", *rest, env=env,
         )  # fmt: skip
+        # The error index against the newest release's topic messages and the CUDA runtime's
+        # error table (the CUDA build brings libcudart): a new release is a re-run (issue 27).
+        if version == NEWEST_TORCH:
+            session.run("python", "-m", "dojo.coverage", "--require-cuda", env=env)
 
 
 @nox.session(name="tests-cuda", venv_backend="none")

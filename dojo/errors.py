@@ -6,6 +6,7 @@ from the same file (`markdown()`).
     python -m dojo.errors < traceback.txt        (or paste, then Ctrl-D)
     python -m dojo.errors --list
     python -m dojo.errors same-device          (one entry, by the id --list shows)
+    python -m dojo.errors --measure tests/data/errors/real.toml   (the index on real pastes)
 
 `python -m katas explain "<error text>"` runs the same `main`. A pasted traceback is read from
 its last error (the first one of a chained traceback), and the whole text is the fallback. Only
@@ -25,7 +26,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from dojo import _toml  # tomllib, or a reader of its own on Python 3.10 (doctor points here)
+from dojo import (
+    _toml,  # tomllib, or a reader of its own on Python 3.10 (doctor points here)
+    readings,
+)
 
 INDEX = Path(__file__).with_name("errors.toml")
 ROOT = INDEX.parent.parent
@@ -45,7 +49,17 @@ _REQUIRED = (
     "means",
     "fix",
 )
-_OPTIONAL = ("also", "source", "reproduce", "requires", "fresh_process", "doctor", "wordings")
+_OPTIONAL = (
+    "also",
+    "source",
+    "reproduce",
+    "requires",
+    "fresh_process",
+    "doctor",
+    "wordings",
+    "releases",
+    "fallback",
+)
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _SPACE = re.compile(r"\s+")
 _WILDCARD = re.compile(r"\\[wWsSdD]|\.|\[")
@@ -78,6 +92,8 @@ class Entry:
     fresh_process: bool
     doctor: bool = False
     wordings: tuple[str, ...] = ()
+    releases: str = ""
+    fallback: bool = False
 
     def score(self, text: str) -> tuple[int, int]:
         """How well the entry matches normalized `text`: the longest stretch one of its patterns
@@ -146,6 +162,8 @@ def _entry(n: int, raw: dict) -> Entry:
         fresh_process=bool(raw.get("fresh_process", False)),
         doctor=bool(raw.get("doctor", False)),
         wordings=tuple(raw.get("wordings", ())),
+        releases=raw.get("releases", ""),
+        fallback=bool(raw.get("fallback", False)),
     )
 
 
@@ -181,11 +199,37 @@ _ERROR_LINE = re.compile(
 )
 
 
+# Lines that every error of a kind carries, whatever went wrong: they say nothing about which
+# error it is, so they are taken out before any pattern looks at the text (issue 27). The CUDA
+# check's tail (c10/cuda/CUDAException.cpp: since 1.8 "CUDA kernel errors might be ...", since
+# 2.1 "Compile with `TORCH_USE_CUDA_DSA` ..."), a C++ stack ("Exception raised from ... (most
+# recent call first):" and its "frame #N:" lines) and the `[rank0]:` that torchrun and
+# elastic put before every line of a rank's output.
+BOILERPLATE = (
+    r"CUDA kernel errors might be asynchronously reported at some other API call,? so the "
+    r"stack ?trace below might be incorrect\.?",
+    r"For debugging,? consider passing CUDA_LAUNCH_BLOCKING=1\.?",
+    r"Compile with .?TORCH_USE_CUDA_DSA.? to enable device-side assertions\.?",
+    r"Device-side assertions were explicitly omitted for this error check; the error probably "
+    r"arose while initializing the DSA handlers\.?",
+    r"Exception raised from \S+ at \S+ \(most recent call first\):",
+    r"^\s*frame #\d+:.*$",
+)
+_BOILERPLATE = re.compile("|".join(f"(?:{b})" for b in BOILERPLATE), re.MULTILINE)
+_RANK = re.compile(r"^(?:\s*\[(?:default)?(?:rank)?\d+\]:)+ ?", re.MULTILINE)
+
+
+def strip_boilerplate(text: str) -> str:
+    """`text` without the lines every error of a kind carries (`BOILERPLATE`) and without the
+    `[rank0]:` prefixes of a distributed run's lines."""
+    return _BOILERPLATE.sub("", _RANK.sub("", _ANSI.sub("", text)))
+
+
 def last_error(text: str) -> str:
     """The part of a pasted `text` that holds the error to explain: in a chained traceback the
     first exception's part; in that, everything from its last line that starts an exception or
     a warning (`RuntimeError: ...`) to the end. `text` itself when no such line is found."""
-    text = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
+    text = strip_boilerplate(text.replace("\r\n", "\n").replace("\r", "\n"))
     part = _CHAIN.split(text, maxsplit=1)[0]
     lines = part.splitlines()
     starts = [n for n, line in enumerate(lines) if _ERROR_LINE.match(line)]
@@ -193,11 +237,14 @@ def last_error(text: str) -> str:
 
 
 def _ranked(text: str) -> list[Entry]:
-    flat = normalize(text)
+    """The entries that match `text` and whose reading of it does not rule them out, best
+    first: an entry of a family before a `fallback` one, then the longest match, then the
+    fewest wildcards, then the index's order."""
+    flat = normalize(strip_boilerplate(text))
     scored = [(e.score(flat), n, e) for n, e in enumerate(load())]
-    return [
-        e for score, _, e in sorted(scored, key=lambda s: (-s[0][0], -s[0][1], s[1])) if score[0]
-    ]
+    scored = [s for s in scored if s[0][0] and readings.applies(s[2].id, flat)]
+    order = sorted(scored, key=lambda s: (s[2].fallback, -s[0][0], -s[0][1], s[1]))
+    return [e for _, _, e in order]
 
 
 def find(text: str) -> list[Entry]:
@@ -348,15 +395,21 @@ def reproduce(entry: Entry) -> Outcome:
 DOCTOR = "python -m katas doctor"
 
 
+# The section of a kata's discussion page that explains its ideas (docs/discussions/x.md,
+# "## The ideas"), where an error's explanation lives since the kata pages were split.
+IDEAS = "the-ideas"
+
+
 def _kata_link(name: str, prefix: str) -> str:
-    """A link to kata `name`'s page, as a URL relative to the page it is on. The page's markdown
-    comes out of a markdown-exec block, which MkDocs never rewrites: a link to `katas/x.md` would
-    stay that, so the URL must be the built site's (`katas/x/`), reached from the page's own URL
-    by `prefix` (`"../"` from `/troubleshooting/`)."""
+    """A link to the section of kata `name`'s discussion page that explains it, as a URL
+    relative to the page it is on. The page's markdown comes out of a markdown-exec block,
+    which MkDocs never rewrites: a link to `discussions/x.md` would stay that, so the URL must
+    be the built site's (`discussions/x/#the-ideas`), reached from the page's own URL by
+    `prefix` (`"../"` from `/troubleshooting/`)."""
     from dojo import catalogue
 
     kata = catalogue.get(name)
-    return f"[{kata.number}. {kata.title}]({prefix}katas/{name}/)"
+    return f"[{kata.number}. {kata.title}]({prefix}discussions/{name}/#{IDEAS})"
 
 
 def _heading_text(phrase: str) -> str:
@@ -379,12 +432,23 @@ def topic_id(topic: str) -> str:
     return "topic-" + re.sub(r"[^a-z0-9]+", "-", topic.lower()).strip("-")
 
 
+FOLD = "What it means, the fix, the kata and the example"
+
+
 def entry_markdown(entry: Entry, *, run: bool = True, prefix: str = "") -> str:
-    """One entry as a section of the Troubleshooting page. With `run`, a CPU example runs now
-    and its real output is shown; `prefix` is the path from the page's URL to the site root."""
+    """One entry as a section of the Troubleshooting page: its heading and the releases whose
+    wording it covers, then the rest folded (a phone scrolls past what it does not open). With
+    `run`, a CPU example runs now and its real output is shown; `prefix` is the path from the
+    page's URL to the site root."""
+    head = [f"### {_heading_text(entry.phrase)} {{#{entry.id}}}", ""]
+    head += [f"**Releases.** {entry.releases}", "", f'??? note "{FOLD}"', ""]
+    body = _entry_body(entry, run=run, prefix=prefix)
+    return "\n".join(head) + "\n" + textwrap.indent(body, "    ", lambda line: bool(line.strip()))
+
+
+def _entry_body(entry: Entry, *, run: bool, prefix: str) -> str:
     shown = f"{entry.exception}: {entry.message}"
-    lines = [f"### {_heading_text(entry.phrase)} {{#{entry.id}}}", ""]
-    lines += [f"**What it means.** {entry.means}", "", f"**Fix.** {entry.fix}", ""]
+    lines = [f"**What it means.** {entry.means}", "", f"**Fix.** {entry.fix}", ""]
     if entry.doctor:
         lines += [
             f"**This machine.** `{DOCTOR}` reports what this machine has (driver, GPUs, the "
@@ -442,15 +506,13 @@ def index_markdown() -> str:
 
 def markdown(*, run: bool = True, prefix: str = "", index: bool = True) -> str:
     """Every entry, in the index's order, as the body of the Troubleshooting page: the index by
-    topic (unless the page shows it elsewhere: `index=False`), then one section per topic
-    (opening with a list of its entries) and one heading per entry."""
+    topic (unless the page shows it elsewhere: `index=False`), then one section per topic and
+    one heading per entry (its body folded, so the headings are the topic's list)."""
     parts, topic = [index_markdown()] if index else [], None
     for entry in load():
         if entry.topic != topic:
             topic = entry.topic
-            members = [e for e in load() if e.topic == topic]
             parts.append(f"## {_heading_text(topic)} {{#{topic_id(topic)}}}")
-            parts.append("\n".join(f"- [{_heading_text(e.phrase)}](#{e.id})" for e in members))
         parts.append(entry_markdown(entry, run=run, prefix=prefix))
     return "\n\n".join(parts)
 
@@ -464,9 +526,12 @@ REPORT = (
 )
 
 
-def explain(entry: Entry, width: int = 100, read_from: str | None = None) -> str:
+def explain(
+    entry: Entry, width: int = 100, read_from: str | None = None, case: list[str] | None = None
+) -> str:
     """What `python -m katas explain` prints about one entry; `read_from` is the line of a
-    pasted traceback the answer was read from, when it was not the whole text."""
+    pasted traceback the answer was read from, when it was not the whole text; `case` is what
+    the paste itself says (`readings.read`), printed before the entry's general answer."""
     from dojo import catalogue
 
     kata = catalogue.get(entry.kata)
@@ -477,6 +542,8 @@ def explain(entry: Entry, width: int = 100, read_from: str | None = None) -> str
     out = [para(f"This {entry.kind} is:", entry.phrase)]
     if read_from:
         out.append(para("(read from the error in what you pasted:", f"{read_from})"))
+    if case:
+        out += ["", para("In your paste:", " ".join(case).replace("`", ""))]
     out += [
         "",
         para("What it means:", entry.means.replace("`", "")),
@@ -486,10 +553,13 @@ def explain(entry: Entry, width: int = 100, read_from: str | None = None) -> str
     ]
     if entry.doctor:
         out += [para("This machine:", f"{DOCTOR} reports what this machine has."), ""]
-    out.append(f"Kata {kata.number}, {kata.title}, teaches this: docs/katas/{kata.name}.md")
+    out.append(
+        f"Kata {kata.number}, {kata.title}, teaches this; its discussion explains it: "
+        f"docs/discussions/{kata.name}.md"
+    )
     for name in entry.also:
         other = catalogue.get(name)
-        out.append(f"See also kata {other.number}, {other.title}: docs/katas/{other.name}.md")
+        out.append(f"See also kata {other.number}, {other.title}: docs/discussions/{other.name}.md")
     out.append(f"To check your solution of that kata: python -m katas check {kata.name}")
     out.append(f"More: {PAGE}#{entry.id}")
     return "\n".join(out)
@@ -506,7 +576,7 @@ def _read_stdin() -> str:
 
 def _not_found(text: str) -> str:
     lines = ["No entry in the error index matches that text."]
-    near = closest(last_error(text)) or closest(text)
+    near = closest(last_error(text)) or closest(strip_boilerplate(text))
     if near:
         lines.append("The closest entries, by the words they share with it:")
         lines += [f"  {e.id}: {e.phrase}" for e in near]
@@ -520,6 +590,36 @@ def _not_found(text: str) -> str:
     return "\n".join(lines)
 
 
+def measure(path: Path) -> tuple[str, int]:
+    """The index on a file of real pastes (`[[paste]]` with `text`, `expect`, `source`, as in
+    tests/data/errors/): how many get the right entry first, a wrong one, none, and how many
+    unrelated ones (`expect = ""`) it claims. Returns the report and the number of failures."""
+    with open(path, "rb") as f:
+        pastes = _toml.load(f)["paste"]
+    related = [p for p in pastes if p["expect"]]
+    right, wrong, missed, claimed = [], [], [], []
+    for paste in pastes:
+        found = find(paste["text"])
+        first = found[0].id if found else ""
+        if not paste["expect"]:
+            (claimed if found else right).append((paste, first))
+        elif first == paste["expect"]:
+            right.append((paste, first))
+        else:
+            (wrong if found else missed).append((paste, first))
+    unrelated = len(pastes) - len(related)
+    good = len(right) - (unrelated - len(claimed))
+    lines = [
+        f"{path.name}: {good} of {len(related)} topic pastes get the right entry first "
+        f"({good / max(len(related), 1):.0%}), {len(wrong)} a wrong one, {len(missed)} none; "
+        f"{len(claimed)} of {unrelated} unrelated errors claimed"
+    ]
+    lines += [f"  wrong ({got}, not {p['expect']}): {p['source']}" for p, got in wrong]
+    lines += [f"  missed ({p['expect']}): {p['source']}" for p, _ in missed]
+    lines += [f"  claimed ({got}): {p['source']}" for p, got in claimed]
+    return "\n".join(lines), len(wrong) + len(missed) + len(claimed)
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python -m dojo.errors TEXT...`: explain the error in TEXT (or in standard input when
     no TEXT is given, or TEXT is `-`). Exit status 0 when it is in the index, 1 when not."""
@@ -527,6 +627,10 @@ def main(argv: list[str] | None = None) -> int:
     if args in (["-h"], ["--help"]):
         print(__doc__)
         return 0
+    if len(args) == 2 and args[0] == "--measure":
+        report, failures = measure(Path(args[1]))
+        print(report)
+        return 1 if failures else 0
     if args == ["--list"]:
         for entry in load():
             print(f"{entry.id:32} {entry.kata:18} {entry.phrase}")
@@ -558,7 +662,8 @@ def main(argv: list[str] | None = None) -> int:
     if _ranked(focus) and normalize(focus) != normalize(text):
         read_from = normalize(focus.strip().splitlines()[0])
         read_from = read_from if len(read_from) <= 160 else read_from[:157] + "..."
-    print(explain(found[0], read_from=read_from))
+    case = readings.read(normalize(strip_boilerplate(focus)), raw=text)
+    print(explain(found[0], read_from=read_from, case=case))
     if len(found) > 1:
         print("\nThe text also matches: " + "; ".join(f"{e.phrase} ({e.id})" for e in found[1:]))
     return 0

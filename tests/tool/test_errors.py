@@ -291,7 +291,7 @@ def test_main_prints_the_message_the_fix_and_the_kata(capsys):
     kata = catalogue.get(entry.kata)
     assert entry.phrase in errors.normalize(out)
     assert "Fix:" in out and "What it means:" in out
-    assert f"docs/katas/{kata.name}.md" in out and f"python -m katas check {kata.name}" in out
+    assert f"docs/discussions/{kata.name}.md" in out and f"python -m katas check {kata.name}" in out
     assert f"{errors.PAGE}#{entry.id}" in out
     assert "The text also matches: " in out and "(same-device)" in out  # the general entry
 
@@ -337,7 +337,7 @@ def test_the_page_renders_every_entry_as_a_heading_with_its_id():
         assert heading in page, f"no heading for {entry.id}"
         # The built site's URL of the kata page, from /troubleshooting/: MkDocs never rewrites
         # links in a markdown-exec block's output, so `katas/x.md` would stay a 404.
-        assert f"](../katas/{entry.kata}/)" in page
+        assert f"](../discussions/{entry.kata}/#the-ideas)" in page
         assert f"python -m katas check {entry.kata}" in page
         assert "then check your solution" not in page.lower()
     topics = list(dict.fromkeys(e.topic for e in ENTRIES))
@@ -626,8 +626,18 @@ def test_explain_reads_stdin_that_is_not_utf8():
 
 def test_every_message_on_the_page_is_in_the_output_box():
     page = errors.markdown(run=False, prefix="../")
-    assert page.count("```text\n") == page.count('<div class="result" markdown="1">\n\n```text')
-    assert page.count("```text\n") >= len(ENTRIES)
+    boxed = page.count('<div class="result" markdown="1">\n\n    ```text')
+    assert page.count("```text\n") == boxed >= len(ENTRIES)
+
+
+@by_entry
+def test_an_entry_shows_its_heading_and_releases_and_folds_the_rest(entry):
+    """Issue 27: a phone scrolls the headings; what an entry says is one tap away."""
+    lines = errors.entry_markdown(entry, run=False, prefix="../").splitlines()
+    assert lines[0].startswith("### ") and lines[2] == f"**Releases.** {entry.releases}"
+    assert lines[4] == f'??? note "{errors.FOLD}"'
+    assert all(not line or line.startswith("    ") for line in lines[5:])
+    assert entry.releases.strip() and any(ch.isdigit() for ch in entry.releases)
 
 
 def test_the_page_opens_with_an_index_by_topic_that_fits_one_screen():
@@ -665,6 +675,25 @@ FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its
     "no-default-process-group",
     "backward-twice",
     "no-grad-fn",
+    # issue 27's families
+    "cuda-device-unavailable",
+    "cuda-unknown-error",
+    "no-cuda-gpus",
+    "cudnn-no-algorithm",
+    "generator-device",
+    "found-dtype",
+    "half-on-cpu",
+    "bf16-unsupported",
+    "ddp-marked-ready-twice",
+    "nccl-not-built",
+    "nccl-needs-gpu",
+    "ddp-no-gradients",
+    "dataparallel-attribute",
+    "nonscalar-loss",
+    "inference-tensor-saved",
+    "cannot-pickle-local",
+    "not-on-expected-device",
+    "dataloader-worker-died",
 ]
 
 
@@ -675,3 +704,180 @@ def test_each_family_has_real_pastes_from_more_than_one_thread():
     thin = {family: sources.get(family, set()) for family in FAMILIES}
     thin = {family: found for family, found in thin.items() if len(found) < 2}
     assert not thin, f"families with fewer than two real sources in {CORPUS.name}: {thin}"
+
+
+# --- issue 27: boilerplate is never evidence; the answer reads the paste -------------------------
+
+BOILERPLATE_LINES = [  # as torch prints them (c10/cuda/CUDAException.cpp), every release since 2.1
+    "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+    "stacktrace below might be incorrect.",
+    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.",
+    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+    "Exception raised from try_all at /pytorch/aten/src/ATen/native/cudnn/Conv.cpp:692 "
+    "(most recent call first):",
+]
+
+
+@pytest.mark.parametrize("line", BOILERPLATE_LINES)
+def test_a_line_every_error_of_a_kind_carries_picks_no_entry(line):
+    assert errors.find(line) == [], f"{line!r} is boilerplate, yet it picked an entry"
+
+
+def test_the_cuda_check_tail_does_not_turn_another_error_into_a_device_side_assert():
+    # verl-project/verl#3558 (2025): torch 2.x prints the DSA line under every CUDA error
+    paste = (
+        "RuntimeError: CUDA error: misaligned address\n" + "\n".join(BOILERPLATE_LINES[:2]) + "\n"
+        "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions."
+    )
+    assert errors.find(paste)[0].id == "illegal-memory-access"
+    # and a CUDA error with no family of its own gets the generic one, never another family's
+    other = (
+        "RuntimeError: CUDA error: operation not permitted when stream is capturing\n"
+        + (BOILERPLATE_LINES[3])
+    )
+    assert [e.id for e in errors.find(other)] == ["cuda-runtime-error"]
+
+
+def test_a_distributed_runs_rank_prefixes_change_nothing(capsys):
+    message = (
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+        "devices, cuda:1 and cpu!"
+    )
+    prefixed = "\n".join(
+        f"[rank1]: {line}" for line in ["Traceback (most recent call last):", message]
+    )
+    assert [e.id for e in errors.find(prefixed)] == [e.id for e in errors.find(message)]
+    assert errors.main([prefixed]) == 0
+    assert "Printed by rank 1 of a distributed run" in " ".join(capsys.readouterr().out.split())
+
+
+def _case(text: str, capsys) -> str:
+    assert errors.main([text]) == 0
+    out = capsys.readouterr().out
+    assert "In your paste:" in out, out
+    return " ".join(out.split("In your paste:", 1)[1].split("\n\n", 1)[0].split())
+
+
+def test_an_embedding_left_on_the_cpu_is_named_as_the_one_to_move(capsys):
+    # smthemex/ComfyUI_YuE#30: the common device (index_select's `self`, the embedding's
+    # weight) is the first one named, the argument's own device the second
+    # (aten/src/ATen/core/op_registration/adaption.cpp)
+    case = _case(
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+        "devices, cpu and cuda:0! (when checking argument for argument index in method "
+        "wrapper_CUDA__index_select)",
+        capsys,
+    )
+    assert "index_select got index" in case and "on cuda:0" in case
+    assert "its weight) is on the CPU" in case and "Move the model, not the indices" in case
+
+
+def test_indices_left_on_the_cpu_are_named_as_the_ones_to_move(capsys):
+    # pengzhendong/streaming-sensevoice#3
+    case = _case(
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+        "devices, cuda:0 and cpu! (when checking argument for argument index in method "
+        "wrapper_CUDA__index_select)",
+        capsys,
+    )
+    assert "got index" in case and "on the CPU" in case and "to cuda:0 before the call" in case
+    assert "Move the model" not in case
+
+
+def test_a_meta_tensor_is_a_weight_never_loaded_not_an_input_to_move(capsys):
+    # huggingface/transformers#32332: device_map="auto" left a parameter on meta
+    case = _case(
+        "transformers modeling_utils from_pretrained(device_map='auto')\n"
+        "RuntimeError: Tensor on device meta is not on the expected device cuda:0!",
+        capsys,
+    )
+    assert "never loaded, not an input to move" in case and 'device_map="auto"' in case
+
+
+def test_a_state_dict_error_with_module_on_both_sides_is_not_the_prefix_problem(capsys):
+    paste = (
+        "RuntimeError: Error(s) in loading state_dict for DataParallel:\n"
+        '\tMissing key(s) in state_dict: "module.layer6.0.weight".\n'
+        '\tUnexpected key(s) in state_dict: "module.layer5.0.weight".'
+    )
+    assert "unexpected-module-prefix" not in [e.id for e in errors.find(paste)]
+    one_side = paste.replace('"module.layer6', '"layer6')
+    assert errors.find(one_side)[0].id == "unexpected-module-prefix"
+    other_way = paste.replace('"module.layer5', '"layer6')
+    assert _case(other_way, capsys).startswith("Here the model is the wrapped one")
+
+
+def test_a_conv_type_error_says_which_side_is_half_and_where(capsys):
+    # the form of aten/src/ATen/native/Convolution.cpp's check, with a half input on the GPU
+    case = _case(
+        "RuntimeError: Input type (torch.cuda.HalfTensor) and weight type "
+        "(torch.cuda.FloatTensor) should be the same",
+        capsys,
+    )
+    assert "The input is float16 on a GPU; the layer's weight is float32 on a GPU" in case
+    assert "Same device, different dtypes" in case
+
+
+def test_a_half_input_to_a_float_conv_is_a_dtype_error_in_each_cpus_wording():
+    """Issue 26: on a CPU with AVX512-FP16, oneDNN takes the call and words it "Input type
+    (torch.HalfTensor) and weight type (torch.FloatTensor) should be the same or input should
+    be a MKLDNN tensor ..."; elsewhere "expected scalar type Half but found Float". The entry's
+    example turns oneDNN off, so the page shows one message on every CPU; both wordings, and
+    whatever this CPU says with oneDNN on, are answered as a dtype mismatch."""
+    import torch
+    from torch import nn
+
+    onednn = (
+        "RuntimeError: Input type (torch.HalfTensor) and weight type (torch.FloatTensor) should "
+        "be the same or input should be a MKLDNN tensor and weight is a dense tensor"
+    )
+    with pytest.raises(RuntimeError) as here:
+        nn.Conv2d(1, 2, 3, bias=False)(torch.ones(1, 1, 5, 5, dtype=torch.float16))
+    for text in (
+        onednn,
+        "RuntimeError: expected scalar type Half but found Float",
+        str(here.value),
+    ):
+        found = errors.find(text)
+        assert found and found[0].topic == "dtype mismatches", (text, [e.id for e in found])
+    assert "mkldnn.flags(enabled=False)" in errors.get("expected-scalar-type").reproduce
+
+
+def test_an_entry_links_to_a_section_its_katas_discussion_page_has():
+    """The links point at docs/discussions/<kata>.md's "The ideas" (the split of issue 25); the
+    heading must exist there, or the link lands at the top of the page."""
+    for name in {e.kata for e in ENTRIES} | {n for e in ENTRIES for n in e.also}:
+        page = catalogue.get(name).discussion.read_text()
+        assert "\n## The ideas\n" in page, f"docs/discussions/{name}.md has no '## The ideas'"
+
+
+def test_measure_counts_right_wrong_missed_and_claimed(tmp_path, capsys):
+    pastes = tmp_path / "pastes.toml"
+    pastes.write_text(
+        textwrap.dedent(
+            """
+            [[paste]]
+            text = "RuntimeError: No CUDA GPUs are available"
+            expect = "no-cuda-gpus"
+            source = "right"
+            [[paste]]
+            text = "RuntimeError: No CUDA GPUs are available"
+            expect = "same-device"
+            source = "wrong"
+            [[paste]]
+            text = "ValueError: something else entirely"
+            expect = "same-device"
+            source = "missed"
+            [[paste]]
+            text = "RuntimeError: No CUDA GPUs are available"
+            expect = ""
+            source = "claimed"
+            """
+        )
+    )
+    assert errors.main(["--measure", str(pastes)]) == 1
+    out = capsys.readouterr().out
+    assert "1 of 3 topic pastes get the right entry first (33%), 1 a wrong one, 1 none" in out
+    assert "1 of 1 unrelated errors claimed" in out
+    assert "wrong (no-cuda-gpus, not same-device): wrong" in out and "claimed (no-cuda-gpus)" in out

@@ -1,0 +1,271 @@
+"""Which of this project's topic messages the error index does not recognise (issue 27).
+
+    python -m dojo.coverage                 the installed torch, and the CUDA runtime it brings
+    python -m dojo.coverage --list          also print every message and the entry that answers it
+    python -m dojo.coverage --torch DIR --cudart PATH
+
+A topic message is defined by where it comes from, never by what it says:
+- every `raise X("...")` and `warnings.warn("...")` with a literal message in the Python files
+  of `TOPIC_PATHS` inside the installed torch (the CUDA build's are the CPU build's);
+- every string of the CUDA runtime's error table (`cudaGetErrorString` for each code), read
+  from the `libcudart` that the CUDA build of torch installs (PyPI's nvidia-cuda-runtime
+  wheel; it answers without a GPU), as torch prints it: after "CUDA error: ".
+
+Each is checked with `dojo.errors.find`, the answer `python -m katas explain` gives. A message
+the index does not recognise must be listed in `dojo/coverage-left-out.toml`, by its source
+folder (a part of torch the katas do not teach, with the reason) or by its text (with the
+reason); the check fails on any other, and on a listed text that is now recognised or gone
+(the list stays true). A new torch release is a re-run: its new messages fail the check
+until each gets a family or a reason.
+
+Not covered yet: the C++ messages (`TORCH_CHECK` in c10, ATen, torch/csrc). The wheels hold
+them only as fragments without their source paths, so a source-defined list needs PyTorch's
+source tree of the same release; the runtime tables of cuBLAS, cuDNN and NCCL likewise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import ctypes
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from dojo import _toml, errors
+
+# Where the topics' Python messages live, relative to the folder that holds the `torch`
+# package. The list is the issue's (torch/cuda, torch/nn/parallel, torch/distributed,
+# torch/utils/data, torch/amp) and the other modules the katas teach.
+TOPIC_PATHS = (
+    "torch/cuda",
+    "torch/nn/parallel",
+    "torch/distributed",
+    "torch/utils/data",
+    "torch/amp",
+    "torch/accelerator",
+    "torch/multiprocessing",
+    "torch/serialization.py",
+    "torch/backends/cuda",
+    "torch/backends/cudnn",
+)
+LEFT_OUT = Path(__file__).with_name("coverage-left-out.toml")
+PLACEHOLDER = "cuda:0"  # stands for what an f-string or a .format() fills in at run time
+
+
+@dataclass(frozen=True)
+class Message:
+    source: str  # `torch/cuda/__init__.py:230`, `cudaGetErrorString(716) cudaErrorMisaligned...`
+    text: str
+
+    @property
+    def where(self) -> str:
+        return self.source.split(":")[0]
+
+
+def _literal(node: ast.AST) -> str | None:
+    """The text of a message expression, with PLACEHOLDER where it is built at run time; None
+    when nothing of it is literal."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        parts = [v.value if isinstance(v, ast.Constant) else PLACEHOLDER for v in node.values]
+        return "".join(str(p) for p in parts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        left = _literal(node.left)
+        if isinstance(node.op, ast.Mod):
+            return left.replace("%s", PLACEHOLDER).replace("%d", "0") if left else None
+        right = _literal(node.right)
+        if left is None and right is None:
+            return None
+        return (left if left is not None else PLACEHOLDER) + (
+            right if right is not None else PLACEHOLDER
+        )
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+    ):
+        text = _literal(node.func.value)
+        return text.replace("{}", PLACEHOLDER) if text else None
+    return None
+
+
+def _is_message(text: str) -> bool:
+    """A sentence a reader could paste: three words or more, not a bare placeholder."""
+    words = text.replace(PLACEHOLDER, " ").split()
+    return len(words) >= 3
+
+
+def python_messages(site: Path) -> list[Message]:
+    """Every literal message raised or warned in the topic paths under `site` (the folder
+    that holds the `torch` package)."""
+    found = []
+    for topic in TOPIC_PATHS:
+        base = site / topic
+        files = [base] if base.is_file() else sorted(base.rglob("*.py")) if base.is_dir() else []
+        if not base.with_suffix(".py").exists() and not files:
+            continue
+        for path in files:
+            try:
+                tree = ast.parse(path.read_text(encoding="utf-8"))
+            except (SyntaxError, UnicodeDecodeError):
+                continue
+            for node in ast.walk(tree):
+                call = None
+                if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+                    call = node.exc
+                elif (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "warn"
+                ):
+                    call = node
+                if call is None or not call.args:
+                    continue
+                text = _literal(call.args[0])
+                if text and _is_message(text):
+                    where = f"{path.relative_to(site).as_posix()}:{node.lineno}"
+                    found.append(Message(where, " ".join(text.split())))
+    return found
+
+
+def find_cudart(site: Path) -> Path | None:
+    """The CUDA runtime library the CUDA build of torch installs beside it (nvidia/*/lib)."""
+    nvidia = site / "nvidia"
+    libs = sorted(nvidia.rglob("libcudart.so*")) if nvidia.is_dir() else []
+    return libs[0] if libs else None
+
+
+def cuda_runtime_messages(cudart: Path) -> list[Message]:
+    """Every error string of the CUDA runtime's table, as torch prints it ("CUDA error: ...");
+    codes the runtime does not know ("unrecognized error code") and success are skipped."""
+    lib = ctypes.CDLL(str(cudart))
+    lib.cudaGetErrorString.restype = ctypes.c_char_p
+    lib.cudaGetErrorName.restype = ctypes.c_char_p
+    found = []
+    for code in range(1, 1100):
+        text = lib.cudaGetErrorString(code).decode()
+        if "unrecognized error code" in text:
+            continue
+        name = lib.cudaGetErrorName(code).decode()
+        found.append(Message(f"cudaGetErrorString({code}) {name}", f"CUDA error: {text}"))
+    return found
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    folders: dict[str, str]  # source folder -> why its messages are not the index's
+    texts: dict[str, str]  # message text -> why
+
+
+def left_out(path: Path = LEFT_OUT) -> LeftOut:
+    with open(path, "rb") as f:
+        raw = _toml.load(f)
+    folders = {g["path"]: g["reason"] for g in raw.get("folder", [])}
+    texts = {m["text"]: m["reason"] for m in raw.get("message", [])}
+    for where, reason in [*folders.items(), *texts.items()]:
+        if not reason.strip():
+            raise ValueError(f"{path.name}: {where!r} is left out without a reason")
+    return LeftOut(folders, texts)
+
+
+@dataclass
+class Report:
+    recognised: list[tuple[Message, str]]
+    generic: list[tuple[Message, str]]  # recognised only by a fallback entry
+    folder_left: list[tuple[Message, str]]
+    text_left: list[tuple[Message, str]]
+    missed: list[Message]
+    stale: list[str]  # listed texts that are recognised now, or no longer in torch
+
+    @property
+    def ok(self) -> bool:
+        return not self.missed and not self.stale
+
+
+def check(messages: list[Message], listed: LeftOut) -> Report:
+    report = Report([], [], [], [], [], [])
+    seen = set()
+    for message in messages:
+        seen.add(message.text)
+        found = errors.find(message.text)
+        folder = next((f for f in listed.folders if message.where.startswith(f)), None)
+        if found and not found[0].fallback:
+            report.recognised.append((message, found[0].id))
+            if message.text in listed.texts:
+                report.stale.append(f"{message.text!r} is recognised now ({found[0].id})")
+        elif found:
+            report.generic.append((message, found[0].id))
+        elif folder is not None:
+            report.folder_left.append((message, listed.folders[folder]))
+        elif message.text in listed.texts:
+            report.text_left.append((message, listed.texts[message.text]))
+        else:
+            report.missed.append(message)
+    report.stale += [f"{t!r} is no longer a topic message" for t in listed.texts if t not in seen]
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m dojo.coverage", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument("--torch", type=Path, help="the folder that holds the torch package")
+    parser.add_argument("--cudart", type=Path, help="libcudart.so (default: the one beside torch)")
+    parser.add_argument("--list", action="store_true", help="print every message and its entry")
+    parser.add_argument(
+        "--require-cuda",
+        action="store_true",
+        help="fail when no CUDA runtime is found (CI, with the CUDA build installed)",
+    )
+    args = parser.parse_args(argv)
+    if args.torch is None:
+        import torch
+
+        args.torch = Path(torch.__file__).resolve().parent.parent
+    messages = python_messages(args.torch)
+    cudart = args.cudart or find_cudart(args.torch)
+    topics = ", ".join(TOPIC_PATHS)
+    print(f"torch sources under {args.torch}: {len(messages)} topic messages in {topics}")
+    if cudart is not None:
+        runtime = cuda_runtime_messages(cudart)
+        print(f"CUDA runtime {cudart.name}: {len(runtime)} error strings")
+        messages += runtime
+    else:
+        print("CUDA runtime: none found beside torch (the CPU build has none)")
+        if args.require_cuda:
+            print("FAIL: --require-cuda, and no libcudart.so under", args.torch / "nvidia")
+            return 1
+    report = check(messages, left_out())
+    total = len(messages)
+    print(
+        f"{len(report.recognised)} of {total} recognised by an entry of their family, "
+        f"{len(report.generic)} only by a generic entry, "
+        f"{len(report.folder_left)} left out with their folder, "
+        f"{len(report.text_left)} left out one by one, {len(report.missed)} missed"
+    )
+    if args.list:
+        for message, entry in report.recognised:
+            print(f"  {entry:28} {message.source}: {message.text[:100]}")
+    for message, entry in report.generic:
+        print(f"  generic ({entry}): {message.source}: {message.text[:110]}")
+    if args.list:
+        for message, reason in report.folder_left + report.text_left:
+            print(f"  left out ({reason[:40]}): {message.source}: {message.text[:80]}")
+    for message in report.missed:
+        print(f"  MISSED {message.source}: {message.text[:160]}")
+    for line in report.stale:
+        print(f"  STALE in {LEFT_OUT.name}: {line}")
+    if not report.ok:
+        print(
+            f"FAIL: give each missed message a family in dojo/errors.toml, or list it in "
+            f"{LEFT_OUT.name} with the reason; remove stale lines."
+        )
+        return 1
+    print("OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
