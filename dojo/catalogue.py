@@ -44,6 +44,7 @@ class Kata:
     summary: str
     hints: tuple[Hint, ...]
     pitfall: Pitfall | None = None
+    time_limit: float | None = None  # seconds one check may take; None: the tool's default
 
     def __repr__(self) -> str:  # short, so a failing self-check does not print every hint
         return f"Kata({self.name!r})"
@@ -98,6 +99,7 @@ def katas() -> tuple[Kata, ...]:
             summary=e["summary"],
             hints=tuple(Hint(about=h["about"], text=h["text"]) for h in e["hints"]),
             pitfall=Pitfall(**e["pitfall"]) if "pitfall" in e else None,
+            time_limit=e.get("time_limit"),
         )
         for i, e in enumerate(entries, start=1)
     )
