@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from dojo import _toml  # tomllib, or a reader of its own on Python 3.10
+from dojo import _toml  # tomllib, or tomli on Python 3.10
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = Path(__file__).with_name("catalogue.toml")

@@ -28,8 +28,8 @@ import sys
 import time
 from pathlib import Path
 
+from dojo import _toml, requirements, state
 from dojo import catalogue as _catalogue
-from dojo import requirements, state
 from dojo.render import (
     Ticker,
     all_done_words,
@@ -601,16 +601,20 @@ COMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)  # its help names each kata's time limit
+    except _toml.NoReader as err:  # Python 3.10 without tomli: the catalogue cannot be read
+        print(f"python -m katas: {err}", file=sys.stderr)
+        return 1
     try:
         if args.command in NEEDS_TORCH:
             _ensure_torch(argv)
         elif args.command == "doctor":  # works without torch, but the learn venv's is the news
             _use_learn_venv(argv)
         return COMMANDS[args.command](args)
-    except Refusal as refusal:
+    except (Refusal, _toml.NoReader) as refusal:
         print(f"python -m katas {args.command}: {refusal}", file=sys.stderr)
-        return refusal.code
+        return getattr(refusal, "code", 1)
     except KeyboardInterrupt:
         print("\nStopped. Your files are as you saved them.", file=sys.stderr)
         return 130
