@@ -3,7 +3,7 @@
   list              every kata with its status, and your progress
   check [NAME]      check one kata (default: the first one not done); exit 0 when done
   watch [NAME]      re-check on every save under katas/; moves on when a kata is done
-  hint NAME [N]     the next hint you have not seen, or hint N
+  hint NAME [N]     the lowest-numbered hint you have not seen, or hint N
   solution NAME     the reference solution, once your kata is done (or --force)
   reset NAME        put the original stub back (your file is backed up first)
   explain TEXT      what a PyTorch error message means, and which kata teaches it
@@ -562,7 +562,7 @@ def parser() -> argparse.ArgumentParser:
     w = sub.add_parser("watch", parents=[limit], help="re-check on every save")
     w.add_argument("name", nargs="?", help="the kata to start with")
     w.add_argument("--porcelain", action="store_true", help="JSON lines only, for scripts")
-    h = sub.add_parser("hint", help="the next hint, or hint N")
+    h = sub.add_parser("hint", help="the lowest hint not seen, or hint N")
     h.add_argument("name")
     h.add_argument("number", nargs="?", type=int)
     s = sub.add_parser("solution", parents=[limit], help="the reference, once you are done")

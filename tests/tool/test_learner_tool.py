@@ -232,11 +232,31 @@ def test_watch_of_the_last_kata_not_done_says_all_is_done_and_checks_no_other(re
         seen = read.seen
         text = "".join(seen)
         assert f"✓ 1. {names[0]} is done" in text, text
+        assert f"python -m katas docs {names[0]} --discussion" in text, text
         assert "Every kata is done" in text and "On to" not in text, text
     finally:
         proc.send_signal(signal.SIGINT)
         err = _stopped_within(proc, repo, 30)
     assert proc.returncode == 0, err
+
+
+def test_done_points_to_the_discussion_and_next_to_the_served_page(capsys):
+    """The raw docs/katas/NAME.md lacks its examples' output: the tool points to the served
+    page, and once a kata is done, to its discussion (SPEC-25 §1)."""
+    from dojo import render, watch
+
+    first, second = _catalogue.katas()[:2]
+    done = render.render(_verdict(solved=True, state="done", passed=3), first)
+    assert f"python -m katas docs {first.name} --discussion" in done, done
+    started = render.render(_verdict(state="not started", not_written=3, unwritten=["f"]), first)
+    assert f"(python -m katas docs {first.name})" in started, started
+    nxt = render.next_words(second)
+    assert f"(python -m katas docs {second.name})" in nxt, nxt
+    watch._Human().moving_on(first, second)
+    moving = capsys.readouterr().out
+    assert f"(python -m katas docs {second.name})" in moving, moving
+    assert "python -m katas docs NAME --discussion" in render.all_done_words()
+    assert "docs/katas/" not in done + started + nxt + moving
 
 
 # --- one time limit per check -----------------------------------------------------------------
@@ -362,6 +382,8 @@ def test_list_with_a_kata_that_hangs_at_import_waits_one_limit(repo):
     assert "not started" in rows["view_vs_reshape"] and "not started" in rows["sync_points"]
     assert "done" in rows["device_selection"], result.stdout
     assert "Next: 2. copy_semantics" in result.stdout, result.stdout
+    last = _catalogue.katas()[-1].name  # done: its discussion is named
+    assert f"python -m katas docs {last} --discussion" in result.stdout, result.stdout
     assert (marks / "stuck").read_text() == "started\n", "the stuck kata was checked again"
     if (os.cpu_count() or 1) > 1:  # `list` runs one check per core, up to 4
         assert (marks / "saw").exists(), "the others waited for the stuck kata's limit"
