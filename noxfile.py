@@ -25,7 +25,7 @@ import nox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from dojo import cuda_env as _cuda_env  # stdlib only at import
-from dojo import requirements  # stdlib only: reads pyproject.toml
+from dojo import indexes, requirements  # stdlib only
 
 nox.needs_version = ">=2025.2.9"
 nox.options.default_venv_backend = "uv|venv"  # uv where it is installed, else venv and pip
@@ -140,7 +140,10 @@ def learn(session: nox.Session) -> None:
     stamp = Path(session.virtualenv.location) / requirements.STAMP
     if not stamp.exists() or stamp.read_text() != requirements.stamp():
         _announce(session, requirements.learn())
-        session.install(*requirements.learn(), silent=False)  # downloads and progress, shown
+        try:
+            session.install(*requirements.learn(), silent=False)  # downloads and progress, shown
+        except nox.command.CommandFailed:  # say which index was out of reach, and what to run
+            session.error(indexes.install_failed())
         stamp.write_text(requirements.stamp())
     on_terminal = sys.stdin.isatty() and sys.stdout.isatty()
     command = session.posargs or (["watch"] if on_terminal else ["list"])

@@ -381,7 +381,11 @@ def check_kata_page(src: str, markdown: str) -> None:
             )
 
 
+_excepthook = [sys.excepthook]  # this process's, as it was before the page's examples ran
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
+    _excepthook[0] = sys.excepthook
     src = page.file.src_uri
     markdown, _ = _replace_marker(markdown, "<!-- catalogue -->", _catalogue_list)
     markdown, _ = _replace_marker(markdown, "<!-- get-the-code -->", _get_the_code)
@@ -456,6 +460,9 @@ def on_page_content(html: str, page, config, files) -> str:
     the test files are most of the tags: parsing them was 1.2 s of a 7 s build. Hooks run
     after plugins, so the search plugin indexes the page in between without them. Should that
     order change, the blocks are indexed whole and still left out by their attribute."""
+    # The executed blocks ran in this process, and torch's init_process_group (the
+    # distributed page) wraps sys.excepthook to prefix every later traceback with "[rank0]: ".
+    sys.excepthook = _excepthook[0]
     _freeze_survivors()  # once the page's executed blocks have run
     html = _LINE.sub(lambda m: f'{m[0]} style="--i:{len(m[2])}"', html)
     html = _identifiers_whole(html)

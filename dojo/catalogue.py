@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from dojo import _toml  # tomllib, or a reader of its own on Python 3.10
+from dojo import _toml  # tomllib, or tomli on Python 3.10
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGUE = Path(__file__).with_name("catalogue.toml")
@@ -61,6 +61,7 @@ class Kata:
     """The calls and facts that resolve the kata: never on its kata page or in given code."""
     subject: tuple[str, ...] = ()
     """The kata's own subject (`nn.DataParallel`): allowed anywhere, even if it resolves."""
+    time_limit: float | None = None  # seconds one check may take; None: the tool's default
 
     def __repr__(self) -> str:  # short, so a failing self-check does not print every hint
         return f"Kata({self.name!r})"
@@ -134,6 +135,7 @@ def katas() -> tuple[Kata, ...]:
             pitfall=Pitfall(**e["pitfall"]) if "pitfall" in e else None,
             resolves=tuple(e.get("resolves", ())),
             subject=tuple(e.get("subject", ())),
+            time_limit=e.get("time_limit"),
         )
         for i, e in enumerate(entries, start=1)
     )

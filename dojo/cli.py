@@ -3,12 +3,13 @@
   list              every kata with its status, and your progress
   check [NAME]      check one kata (default: the first one not done); exit 0 when done
   watch [NAME]      re-check on every save under katas/; moves on when a kata is done
-  hint NAME [N]     the next hint you have not seen, or hint N
+  hint NAME [N]     the lowest-numbered hint you have not seen, or hint N
   solution NAME     the reference solution, once your kata is done (or --force)
   reset NAME        put the original stub back (your file is backed up first)
   explain TEXT      what a PyTorch error message means, and which kata teaches it
   doctor            what this machine can run (GPUs, CUDA, pinned memory)
-  docs [NAME]       the site, served on this machine (a kata's page with NAME)
+  docs [NAME]       the site, served on this machine (a kata's page with NAME; its
+                    discussion, to read once it is done, with NAME --discussion)
 
 NAME may be any unambiguous start of a kata's name (`view` for view_vs_reshape).
 """
@@ -16,9 +17,7 @@ NAME may be any unambiguous start of a kata's name (`view` for view_vs_reshape).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime
-import hashlib
 import importlib.util
 import json
 import math
@@ -26,18 +25,24 @@ import os
 import shutil
 import stat
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from dojo import _toml, requirements, state
 from dojo import catalogue as _catalogue
-from dojo import requirements
+from dojo.render import (
+    Ticker,
+    all_done_words,
+    discussion_command,
+    next_words,
+    page_command,
+    plural,
+    render,
+)
 
 ROOT = _catalogue.ROOT
-STATE = ROOT / ".katas-state"  # verdicts and hints seen; git-ignored
 BACKUPS = ROOT / ".katas-backup"  # what `reset` saved; git-ignored
 LEARN_PYTHON = ROOT / ".nox" / "learn" / "bin" / "python"
-VERDICTS_FORMAT = b"2"  # change it when remembered verdicts must be found again
 NEEDS_TORCH = {"list", "check", "watch", "solution", "docs"}
 
 
@@ -49,135 +54,12 @@ class Refusal(Exception):
         self.code = code
 
 
-# --- small state kept between runs -----------------------------------------------------------
-
-
-def _read_state(name: str) -> dict:
-    try:
-        return json.loads((STATE / f"{name}.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
-def _write_atomic(path: Path, data: str | bytes, mode: int | None = None) -> None:
-    """Write via a temporary file and a rename: an interrupt never leaves half a file. `mode`:
-    the file's permissions (a temporary file starts as 0600)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data.encode("utf-8") if isinstance(data, str) else data)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-@contextlib.contextmanager
-def _state_lock():
-    """Hold .katas-state/ for one read-change-write: two commands at once lose no update."""
-    STATE.mkdir(exist_ok=True)
-    with open(STATE / ".lock", "a") as lock:
-        try:
-            import fcntl
-
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        except ImportError:  # not on Windows: there, the last write wins
-            pass
-        yield
-
-
-_warned: list[str] = []
-
-
-def _update_state(name: str, change) -> None:
-    """Apply `change(data)` to the state file `name`, under the lock. Where .katas-state/
-    cannot be written, say so once and go on: a verdict is still a verdict."""
-    try:
-        with _state_lock():
-            data = _read_state(name)
-            change(data)
-            (STATE / ".gitignore").write_text("*\n")
-            _write_atomic(STATE / f"{name}.json", json.dumps(data, indent=1))
-    except OSError as err:
-        if not _warned:
-            _warned.append(name)
-            reason = err.strerror or type(err).__name__
-            print(
-                f"(could not save this in {STATE.name}/: {reason}. The verdict stands; "
-                "it is only not remembered.)",
-                file=sys.stderr,
-            )
-
-
-def _digest(kata: _catalogue.Kata) -> str:
-    """What a verdict depends on: your file and the kata's tests (and how the tool checks:
-    a verdict from before each kata had a process of its own in `list` is not trusted)."""
-    h = hashlib.sha256(VERDICTS_FORMAT)
-    for path in (kata.stub, kata.tests):
-        try:
-            h.update(path.read_bytes())
-        except OSError:  # missing, a directory, unreadable: none of these is a solution
-            h.update(b"")
-    return h.hexdigest()
-
-
-def _remember(verdicts) -> None:
-    def change(saved: dict) -> None:
-        for v in verdicts.values():
-            # A quick run can say "not done" for sure, but only the full run can say "done".
-            if not (v.quick and v.state == "done") and v.state != "stopped":
-                kata = _catalogue.get(v.kata)
-                saved[v.kata] = {"digest": _digest(kata), **json.loads(v.to_json())}
-
-    _update_state("verdicts", change)
-
-
-def _known_done(kata: _catalogue.Kata, saved: dict | None = None) -> bool:
-    saved = (_read_state("verdicts") if saved is None else saved).get(kata.name)
-    return bool(saved and saved.get("solved") and saved.get("digest") == _digest(kata))
-
-
-def _next_not_done(after: _catalogue.Kata | None = None) -> _catalogue.Kata | None:
-    """The first kata not done, counting from the one after `after` and coming round; None
-    when every kata is done."""
-    katas = _catalogue.katas()
-    start = after.number if after is not None else 0
-    saved = _read_state("verdicts")
-    for kata in katas[start:] + katas[:start]:
-        if not _known_done(kata, saved):
-            return kata
-    return None
-
-
-def _all_done_words() -> str:
-    """Every kata is done: say so, and what is left to do."""
-    saved = _read_state("verdicts")
-    gpu = sum(saved.get(k.name, {}).get("skipped", 0) for k in _catalogue.katas())
-    lines = [
-        f"Every kata is done: {len(_catalogue.katas())} of {len(_catalogue.katas())}. Well done!"
-    ]
-    if gpu:
-        lines.append(
-            f"- {_plural(gpu, 'cuda test')} did not run here: they need an NVIDIA GPU. On a "
-            "machine with one, `python -m katas check NAME` runs them too, against your katas, "
-            "in the env that holds its CUDA torch; `nox -s tests-cuda -- --impl katas` runs "
-            "the whole cuda tier against them (plain `nox -s tests-cuda` checks the machine "
-            "with the reference solutions; docs/gpu-hosts.md). No GPU? "
-            "notebooks/gpu-katas.ipynb runs them on a free one (Colab, Kaggle)."
-        )
-    lines.append(
-        "- Compare your code with the reference solutions: `python -m katas solution NAME`."
-    )
-    return "\n".join(lines)
+# --- what the commands share ------------------------------------------------------------------
 
 
 def _kata(name: str | None) -> _catalogue.Kata:
     if name is None:
-        return _next_not_done() or _catalogue.katas()[-1]
+        return state.next_not_done() or _catalogue.katas()[-1]
     try:
         kata = _catalogue.get(name)
     except ValueError as err:
@@ -236,124 +118,22 @@ def _stamp_is_current() -> bool:
         return False
 
 
-# --- rendering --------------------------------------------------------------------------------
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def _gpu_note(skipped: int) -> str:
-    """The cuda tests that did not run here: they come on top of the ones counted."""
-    if not skipped:
-        return ""
-    return f"{_plural(skipped, 'more cuda test')} {'needs' if skipped == 1 else 'need'} a GPU"
-
-
-def render(v, kata: _catalogue.Kata) -> str:
-    """A verdict for people: the verdict first, then the messages."""
-    head = f"{kata.number}. {kata.name}"
-    gpu = _gpu_note(v.skipped)
-    if v.problem:
-        return f"✗ {head}: {v.problem}"
-    if v.state == "done":
-        if v.quick:
-            return f"… {head}: all {v.passed} tests pass a quick run; confirming with the full run"
-        cuda = f" ({gpu}: none here)" if gpu else ""
-        return f"✓ {head} is done: all {v.passed} tests pass{cuda}."
-    lines = []
-    if v.state == "not started":
-        lines.append(
-            f"○ {head}: not started; {_plural(len(v.unwritten), 'function')} to write.\n"
-            f"Open katas/{kata.name}.py, read docs/katas/{kata.name}.md, and replace each "
-            "`raise NotImplementedError(...)` with your code."
-        )
-    else:
-        one = v.total == 1
-        parts = [f"{v.passed} of {v.total} {'test passes' if one else 'tests pass'}"]
-        if v.failed:
-            parts.append(f"{v.failed} fail")
-        if v.not_written:
-            parts.append(
-                f"{v.not_written} {'waits' if v.not_written == 1 else 'wait'} for unwritten "
-                f"{'functions' if len(v.unwritten) != 1 else 'function'}"
-            )
-        notes = "; ".join(filter(None, ["a quick run" if v.quick else "", gpu]))
-        lines.append(f"✗ {head}: {', '.join(parts)}" + (f" ({notes})." if notes else "."))
-    for i, message in enumerate(v.messages, start=1):
-        indented = message.replace("\n", "\n   ")
-        lines.append(f"\n{i}) {indented}")
-    if v.unwritten:
-        lines.append("\nNot written yet: " + ", ".join(f.split(": ", 1)[-1] for f in v.unwritten))
-    if not v.quick:
-        lines.append(f"\nStuck? python -m katas hint {kata.name}")
-    return "\n".join(lines)
-
-
-def _next_words(kata: _catalogue.Kata) -> str:
-    nxt = _next_not_done(kata)
-    if nxt is None:
-        return _all_done_words()
-    return (
-        f"Next: {nxt.number}. {nxt.name} ({nxt.title}). Open katas/{nxt.name}.py and read "
-        f"docs/katas/{nxt.name}.md, then: python -m katas check {nxt.name}"
-    )
-
-
 # --- commands ---------------------------------------------------------------------------------
-
-
-class Ticker:
-    """Says at once that a check started, and how far it is while it runs.
-
-    On a terminal, one line that updates in place and is wiped before the verdict; elsewhere
-    (a pipe, a log), a line every `every` seconds of a long check."""
-
-    def __init__(self, kata: _catalogue.Kata, *, say_start: bool = True, every: float = 10.0):
-        self.kata, self.every = kata, every
-        self.tty = sys.stdout.isatty()
-        self.start = self.last = time.monotonic()
-        self.shown = False
-        if say_start or self.tty:
-            self._say(f"checking {kata.name}…")
-
-    def _say(self, text: str) -> None:
-        if self.tty:
-            sys.stdout.write(f"\r\033[K{text}")
-        else:
-            sys.stdout.write(f"{text}\n")
-        sys.stdout.flush()
-        self.shown = True
-
-    def __call__(self, progress: dict) -> None:
-        now = time.monotonic()
-        if now - self.last < (0.25 if self.tty else self.every):
-            return
-        self.last = now
-        done, total, failed = (progress.get(k, 0) for k in ("done", "total", "failed"))
-        tally = f"{done} of {total} tests done" + (f", {failed} not passing" if failed else "")
-        self._say(f"checking {self.kata.name}… {tally} ({now - self.start:.0f} s)")
-
-    def clear(self) -> None:
-        """Wipe the updating line (on a terminal), so that the verdict starts on a clean one."""
-        if self.tty and self.shown:
-            sys.stdout.write("\r\033[K")
-            sys.stdout.flush()
-        self.shown = False
 
 
 def cmd_check(args) -> int:
     from dojo import runner
 
-    if args.name is None and _next_not_done() is None:  # nothing left to check
-        print(json.dumps({"all_done": True}) if args.porcelain else _all_done_words())
+    if args.name is None and state.next_not_done() is None:  # nothing left to check
+        print(json.dumps({"all_done": True}) if args.porcelain else all_done_words())
         if not args.porcelain:
             print("(`python -m katas check NAME` checks one of them again.)")
         return 0
     kata = _kata(args.name)
     _must_be_a_file(kata)
     runner.warm_up()
-    deadline = time.monotonic() + args.time_limit  # one limit for the quick and the full run
+    limit = runner.limit_for(kata, args.time_limit)
+    deadline = time.monotonic() + limit  # one limit for the quick and the full run
     # progress only on a terminal: a log or a page that shows this output gets the verdict
     ticker = None if args.porcelain else Ticker(kata, say_start=False, every=math.inf)
 
@@ -361,7 +141,7 @@ def cmd_check(args) -> int:
         verdict = runner.check(
             [kata.name],
             quick=quick,
-            time_limit=args.time_limit,
+            time_limit=limit,
             deadline=deadline,
             on_progress=ticker,
             then=quick,
@@ -373,55 +153,83 @@ def cmd_check(args) -> int:
     quick = run(quick=True)
     if quick.state != "done" or quick.problem:
         print(quick.to_json() if args.porcelain else render(quick, kata), flush=True)
-        _remember({kata.name: quick})
+        state.remember({kata.name: quick})
         return 1
     if not args.porcelain:
         print(render(quick, kata), flush=True)
     verdict = run(quick=False)
     if args.porcelain:
         print(verdict.to_json(), flush=True)
-        _remember({kata.name: verdict})
+        state.remember({kata.name: verdict})
     else:
         print(render(verdict, kata), flush=True)
-        _remember({kata.name: verdict})
+        state.remember({kata.name: verdict})
         if verdict.solved:
-            print(_next_words(kata))
+            print(next_words(_next_checked(kata, args.time_limit)))
     return 0 if verdict.solved else 1
+
+
+def _next_checked(after: _catalogue.Kata, time_limit: float | None) -> _catalogue.Kata | None:
+    """The next kata not done, never named on a verdict about an older file: a kata changed
+    since its last verdict (a check stopped half-way, by Ctrl-C or a save in `watch`) is
+    checked again before it is named, and skipped if it turns out done."""
+    from dojo import runner, source
+
+    checked: set[str] = set()
+    while True:
+        nxt = state.next_not_done(after)
+        if nxt is None or nxt.name in checked or not state.unknown(nxt):
+            return nxt
+        saved = state.read("verdicts").get(nxt.name)
+        try:
+            untouched = not saved and nxt.stub.read_text(encoding="utf-8") == source.stub_text(nxt)
+        except (OSError, UnicodeDecodeError):
+            untouched = not nxt.stub.exists()
+        if untouched or (nxt.stub.exists() and not nxt.stub.is_file()):
+            return nxt  # nothing written yet (or not a file): nothing to check
+        checked.add(nxt.name)
+        why = "changed since its last check" if saved else "written, never checked"
+        print(f"checking {nxt.name} ({why}) before naming the next kata…")
+        limit = runner.limit_for(nxt, time_limit)
+        verdict = runner.check([nxt.name], time_limit=limit)[nxt.name]
+        state.remember({nxt.name: verdict})
+        if not verdict.solved:
+            return nxt
 
 
 def cmd_list(args) -> int:
     from dojo import runner
 
     katas = _catalogue.katas()
-    saved = _read_state("verdicts")
+    saved = state.read("verdicts")
     not_files = {k.name for k in katas if k.stub.exists() and not k.stub.is_file()}
     stale = [
         k.name
         for k in katas
-        if k.name not in not_files and saved.get(k.name, {}).get("digest") != _digest(k)
+        if k.name not in not_files and saved.get(k.name, {}).get("digest") != state.digest(k)
     ]
     if stale:
         runner.warm_up()
         fresh = runner.check_each(stale, time_limit=args.time_limit)
-        _remember(fresh)
+        state.remember(fresh)
         for name, v in fresh.items():  # what was just found, remembered or not (a stop)
             saved[name] = json.loads(v.to_json())
     done = passed = total = 0
     rows, problems, states = [], [], {}
     for kata in katas:
         v = saved.get(kata.name, {}) if kata.name not in not_files else {}
-        state = v.get("state", "not checked") if kata.name not in not_files else "not a file"
+        status = v.get("state", "not checked") if kata.name not in not_files else "not a file"
         if v.get("problem"):
             first = v["problem"].splitlines()[0]
             problems.append(f"{kata.number:>2}. {kata.name}: {first}")
-        states[kata.name] = state
+        states[kata.name] = status
         n_total = sum(v.get(k, 0) for k in ("passed", "failed", "not_written", "blocked"))
-        done += state == "done"
+        done += status == "done"
         passed += v.get("passed", 0)
         total += n_total
-        gpu = f"  + {_plural(v['skipped'], 'cuda test')} for a GPU" if v.get("skipped") else ""
+        gpu = f"  + {plural(v['skipped'], 'cuda test')} for a GPU" if v.get("skipped") else ""
         score = f"{v.get('passed', 0):>3}/{n_total:<3}"
-        rows.append(f"{kata.number:>2}. {kata.name:<18} {state:<16} {score}{gpu}")
+        rows.append(f"{kata.number:>2}. {kata.name:<18} {status:<16} {score}{gpu}")
     print(f"PyTorch GPU Katas: {done} of {len(katas)} done, {passed} of {total} tests passing\n")
     print("\n".join(rows))
     if problems:
@@ -429,49 +237,59 @@ def cmd_list(args) -> int:
     nxt = next((k for k in katas if states[k.name] != "done"), None)
     print()
     if nxt is None:
-        print(_all_done_words())
-    else:
-        print(f"Next: {nxt.number}. {nxt.name}: python -m katas check {nxt.name}")
+        print(all_done_words())
+        return 0
+    print(
+        f"Next: {nxt.number}. {nxt.name}: python -m katas check {nxt.name} "
+        f"(its page: {page_command(nxt)})"
+    )
+    finished = [k for k in katas if states[k.name] == "done"]
+    if finished:
+        print(
+            "Each kata done has a discussion to read (the ideas, the mistakes the tests "
+            f"catch, other solutions): {discussion_command(finished[-1])}"
+        )
     return 0
 
 
 def cmd_hint(args) -> int:
+    """Hint N, or the lowest-numbered hint not seen yet: one asked for by number skips none."""
     kata = _kata(args.name)
     hints = kata.hints
-    seen = _read_state("hints")
-    shown = seen.get(kata.name, 0)
+    seen = state.hints_seen(kata)
+    unseen = [n for n in range(1, len(hints) + 1) if n not in seen]
     if args.number is not None:
         if not 1 <= args.number <= len(hints):
             raise Refusal(f"{kata.name} has hints 1 to {len(hints)}, not {args.number}", code=2)
         n = args.number
-    elif shown >= len(hints):
+    elif not unseen:
         print(
             f"You have seen all {len(hints)} hints for {kata.name}. "
-            f"`python -m katas hint {kata.name} N` shows hint N again; "
-            f"docs/katas/{kata.name}.md explains the kata."
+            f"`python -m katas hint {kata.name} N` shows hint N again; its page "
+            f"(python -m katas docs {kata.name}) explains the kata."
         )
         return 0
     else:
-        n = shown + 1
+        n = unseen[0]
     print(f"{kata.name}, hint {n} of {len(hints)}: {hints[n - 1].about}\n{hints[n - 1].text}")
-    if n > shown:
-        _update_state(
-            "hints", lambda data: data.update({kata.name: max(n, data.get(kata.name, 0))})
-        )
-    if n < len(hints):
-        print(f"(More: python -m katas hint {kata.name})")
+    if n not in seen:
+        state.saw_hint(kata, n)
+    left = [m for m in unseen if m != n]
+    if left:
+        print(f"(More: python -m katas hint {kata.name} gives hint {left[0]}.)")
     return 0
 
 
 def cmd_solution(args) -> int:
     kata = _kata(args.name)
-    if not (args.force or _known_done(kata)):
+    if not (args.force or state.known_done(kata)):
         from dojo import runner
 
         _must_be_a_file(kata)
         runner.warm_up()
-        verdict = runner.check([kata.name], time_limit=args.time_limit)[kata.name]
-        _remember({kata.name: verdict})
+        limit = runner.limit_for(kata, args.time_limit)
+        verdict = runner.check([kata.name], time_limit=limit)[kata.name]
+        state.remember({kata.name: verdict})
         if not verdict.solved:
             raise Refusal(
                 f"{kata.name} is not done yet ({verdict.state}), so its solution stays hidden. "
@@ -515,7 +333,7 @@ def cmd_reset(args) -> int:
         saved = f" Your file is saved as {backup.relative_to(ROOT)}."
         print(f"Your katas/{kata.name}.py is saved as {backup.relative_to(ROOT)}")
     try:
-        _write_atomic(kata.stub, pristine, mode)
+        state.write_atomic(kata.stub, pristine, mode)
     except OSError as err:
         raise Refusal(
             f"could not write katas/{kata.name}.py ({_why(err)}): is katas/ read-only? "
@@ -547,7 +365,7 @@ def _backup(kata: _catalogue.Kata, current: bytes, mode: int) -> Path:
         backup = BACKUPS / f"{kata.name}-{stamp}-{n}.py"
     BACKUPS.mkdir(exist_ok=True)
     (BACKUPS / ".gitignore").write_text("*\n")
-    _write_atomic(backup, current, mode)
+    state.write_atomic(backup, current, mode)
     return backup
 
 
@@ -569,9 +387,81 @@ def cmd_doctor(args) -> int:
     return doctor.main(args.rest)
 
 
+class _Signalled(Exception):
+    """SIGTERM or SIGHUP reached `python -m katas docs`: stop its server, then exit."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _port_refusal(port: int) -> Refusal | None:
+    """Why the site cannot be served on 127.0.0.1:`port`, in a sentence; None if it can.
+    Asked before the build (tens of seconds) that `mkdocs serve` makes before it binds: the
+    server binds as this does, so a port free here is free for it, unless another program
+    takes it meanwhile."""
+    import errno
+    import socket
+
+    def free(p: int) -> bool:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as mkdocs serve does
+            try:
+                sock.bind(("127.0.0.1", p))
+            except OSError as err:
+                if err.errno in (errno.EADDRINUSE, errno.EACCES):
+                    return False
+                raise
+        return True
+
+    if not 1 <= port <= 65535:
+        return Refusal(f"--port {port} is no port: pick one from 1024 to 65535", code=2)
+    try:
+        if free(port):
+            return None
+    except OSError as err:
+        return Refusal(f"cannot serve on 127.0.0.1:{port}: {err.strerror or err}")
+    other = next((p for p in range(max(port + 1, 1024), 65536) if p != port and free(p)), None)
+    pick = f"; pick another with --port, e.g. --port {other}" if other else ""
+    if port < 1024 and os.geteuid() != 0:
+        return Refusal(f"port {port} is reserved for the administrator here{pick}")
+    return Refusal(
+        f"port {port} is taken on 127.0.0.1 (another program serves on it, maybe a "
+        f"`python -m katas docs` still running){pick}"
+    )
+
+
+def _die_with_this_process():
+    """For a child: be sent SIGTERM when this process ends, however it ends (Linux; even a
+    SIGKILL, which no handler sees). None elsewhere."""
+    if sys.platform != "linux":
+        return None
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return None
+    parent = os.getpid()
+
+    def in_child() -> None:
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # this process ended before the line above
+            os._exit(1)
+
+    return in_child
+
+
+def _serve_command(address: str) -> list[str]:
+    return [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address]
+
+
 def cmd_docs(args) -> int:
     """Serve the site from this venv: the pages run their examples with the torch already
-    here, so reading them costs no second torch install."""
+    here, so reading them costs no second torch install. The server is a child process: it is
+    stopped with this one, whether by Ctrl-C, SIGTERM, SIGHUP (a closed terminal) or a kill."""
+    import signal
     import subprocess
 
     if importlib.util.find_spec("mkdocs") is None:
@@ -579,26 +469,73 @@ def cmd_docs(args) -> int:
             "the site's tools (mkdocs) are not in this venv yet; run `nox -s learn` once to "
             "add them, then `python -m katas docs` again"
         )
-    page = f"katas/{_kata(args.name).name}/" if args.name else ""
+    if args.discussion and not args.name:
+        raise Refusal("--discussion needs a kata: python -m katas docs NAME --discussion", 2)
+    kata = _kata(args.name) if args.name else None
+    page = ""
+    if kata is not None:
+        page = f"discussions/{kata.name}/" if args.discussion else f"katas/{kata.name}/"
+        source = ROOT / "docs" / f"{page.rstrip('/')}.md"
+        if not source.is_file():
+            raise Refusal(f"this checkout has no page docs/{page.rstrip('/')}.md to serve")
+    refusal = _port_refusal(args.port)
+    if refusal is not None:
+        raise refusal
     address = f"127.0.0.1:{args.port}"
     print(
-        f"Building the site (its examples run now, about 10 s), then serving it at "
-        f"http://{address}/{page} until Ctrl-C. Nothing leaves this machine.",
+        "Building the site first: its examples run now, which takes tens of seconds (more the "
+        "first time, and on a busy machine).\n"
+        f'Once it says "Serving on", read http://{address}/{page} until Ctrl-C. '
+        "Nothing leaves this machine.",
         flush=True,
     )
-    command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", address]
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    return subprocess.call(command, cwd=ROOT, env=env)
+
+    def stop(signum, _frame) -> None:
+        raise _Signalled(signum)
+
+    before = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    server = None
+    try:
+        server = subprocess.Popen(
+            _serve_command(address), cwd=ROOT, env=env, preexec_fn=_die_with_this_process()
+        )
+        return server.wait()
+    except _Signalled as signalled:
+        print(f"\nStopped serving the site ({signal.Signals(signalled.signum).name}).")
+        return 128 + signalled.signum
+    finally:
+        if server is not None and server.poll() is None:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 def cmd_watch(args) -> int:
+    try:
+        import watchfiles  # noqa: F401
+    except ImportError:
+        raise Refusal("watch needs watchfiles: run `nox -s learn` to install it") from None
     from dojo import watch
 
-    if args.name is None and _next_not_done() is None:
+    if args.name is None and state.next_not_done() is None:
         return watch.main(args, None)  # every kata is done: say so, then wait for a save
     kata = _kata(args.name)
     _must_be_a_file(kata)
     return watch.main(args, kata)
+
+
+def _limits() -> str:
+    """Each kata's time limit, in words: "60 s, or 180 s for distributed"."""
+    from dojo.runner import TIME_LIMIT
+
+    own = [f"{k.time_limit:g} s for {k.name}" for k in _catalogue.katas() if k.time_limit]
+    return ", or ".join([f"{TIME_LIMIT:g} s", ", ".join(own)] if own else [f"{TIME_LIMIT:g} s"])
 
 
 def parser() -> argparse.ArgumentParser:
@@ -613,10 +550,10 @@ def parser() -> argparse.ArgumentParser:
     limit.add_argument(
         "--time-limit",
         type=float,
-        default=60.0,
+        default=None,
         metavar="SECONDS",
         help="stop a check (quick and full run together; in `list`, each kata's) that runs "
-        "longer (default 60)",
+        f"longer (default: the kata's own limit: {_limits()})",
     )
     sub.add_parser("list", parents=[limit], help="every kata with its status")
     c = sub.add_parser("check", parents=[limit], help="check one kata")
@@ -625,7 +562,7 @@ def parser() -> argparse.ArgumentParser:
     w = sub.add_parser("watch", parents=[limit], help="re-check on every save")
     w.add_argument("name", nargs="?", help="the kata to start with")
     w.add_argument("--porcelain", action="store_true", help="JSON lines only, for scripts")
-    h = sub.add_parser("hint", help="the next hint, or hint N")
+    h = sub.add_parser("hint", help="the lowest hint not seen, or hint N")
     h.add_argument("name")
     h.add_argument("number", nargs="?", type=int)
     s = sub.add_parser("solution", parents=[limit], help="the reference, once you are done")
@@ -641,6 +578,11 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("docs", help="the site, served on this machine")
     s.add_argument("name", nargs="?", help="open at this kata's page")
     s.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
+    s.add_argument(
+        "--discussion",
+        action="store_true",
+        help="open at the kata's discussion, the page to read once it is done",
+    )
     return p
 
 
@@ -659,16 +601,20 @@ COMMANDS = {
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)  # its help names each kata's time limit
+    except _toml.NoReader as err:  # Python 3.10 without tomli: the catalogue cannot be read
+        print(f"python -m katas: {err}", file=sys.stderr)
+        return 1
     try:
         if args.command in NEEDS_TORCH:
             _ensure_torch(argv)
         elif args.command == "doctor":  # works without torch, but the learn venv's is the news
             _use_learn_venv(argv)
         return COMMANDS[args.command](args)
-    except Refusal as refusal:
+    except (Refusal, _toml.NoReader) as refusal:
         print(f"python -m katas {args.command}: {refusal}", file=sys.stderr)
-        return refusal.code
+        return getattr(refusal, "code", 1)
     except KeyboardInterrupt:
         print("\nStopped. Your files are as you saved them.", file=sys.stderr)
         return 130

@@ -39,7 +39,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dojo import _toml  # tomllib, or a reader of its own on Python 3.10
+from dojo import _toml  # tomllib, or tomli on Python 3.10
 from dojo import catalogue as _catalogue
 
 TORCH_PIN = "2.13.0"  # pyproject.toml, [dependency-groups] torch
@@ -58,7 +58,10 @@ FLOORS = {
     "hypothesis": ("6.100", "checked from hypothesis 6.100.0"),
     "pytest-xdist": ("3.5", "checked from pytest-xdist 3.5.0"),
     "pyyaml": ("6.0", "checked from pyyaml 6.0"),
+    "tomli": ("2.0", "dojo/_toml.py reads the catalogue with it where Python has no tomllib"),
 }
+# Python 3.10 has no tomllib: the tests read the catalogue with tomli (dojo/_toml.py).
+TOMLI = "tomli==2.5.0"
 
 # Where the session installs what the env lacks, put first on PYTHONPATH for this run only: one
 # folder per Python version and platform (numpy is a binary wheel). KATAS_TOOLS_DIR moves it (a
@@ -168,6 +171,8 @@ def plan(requirements: list[str]) -> Plan:
     overlay = overlay_dir()
     if overlay.is_dir():  # what an earlier run installed there counts as installed
         sys.path.insert(0, str(overlay))
+    if importlib.util.find_spec("tomllib") is None:  # Python 3.10
+        requirements = [*requirements, TOMLI]
     result = plan_tools(requirements, overlay=str(overlay))
     if version_tuple(torch.__version__)[:2] != version_tuple(TORCH_PIN)[:2]:
         result.notes.append(

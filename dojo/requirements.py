@@ -7,7 +7,7 @@ the slow `pip install` when they match.
 
 from __future__ import annotations
 
-from dojo import _toml  # tomllib, or a reader of its own on Python 3.10
+from dojo import _toml  # tomllib, or tomli on Python 3.10
 from dojo.catalogue import ROOT
 
 STAMP = "katas-requirements.txt"

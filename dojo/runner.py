@@ -67,6 +67,15 @@ class Verdict:
         return json.dumps(asdict(self))
 
 
+def limit_for(kata: _catalogue.Kata, given: float | None = None) -> float:
+    """The seconds one check of `kata` may take: `given` (--time-limit) when said, else the
+    catalogue's `time_limit` for the kata (one whose ranks are processes needs more), else
+    TIME_LIMIT."""
+    if given is not None:
+        return given
+    return kata.time_limit if kata.time_limit is not None else TIME_LIMIT
+
+
 def cuda_host() -> bool:
     """Could this machine have a GPU? Asked without touching CUDA (that would spoil forking),
     and without importing torch where no NVIDIA driver is in sight."""
@@ -232,7 +241,7 @@ def check(
     names: list[str],
     *,
     quick: bool = False,
-    time_limit: float = TIME_LIMIT,
+    time_limit: float | None = None,
     deadline: float | None = None,
     cancel: Callable[[], bool] = lambda: False,
     on_progress: Callable[[dict], None] | None = None,
@@ -240,12 +249,15 @@ def check(
 ) -> dict[str, Verdict] | None:
     """Run the named katas' tests against katas/ in one child; None if `cancel()` said stop.
 
-    The check is stopped `time_limit` seconds after it starts, or at `deadline` (a
-    `time.monotonic()` value) when given: a quick and a full run share one limit that way.
+    The check is stopped `time_limit` seconds (default: the katas' own) after it starts, or
+    at `deadline` (a `time.monotonic()` value) when given: a quick and a full run share one
+    limit that way.
     `on_progress` gets the child's progress (tests done, passed, failed, the one running).
     `then`: another check follows at once, so a spawned interpreter is made ready for it now.
     """
     start = time.perf_counter()
+    if time_limit is None:
+        time_limit = max(limit_for(_catalogue.get(n)) for n in names)
     if deadline is None:
         deadline = time.monotonic() + time_limit
     job = _Job(lambda: _launch(names, quick, then), deadline, time_limit)
@@ -256,12 +268,12 @@ def check(
 
 
 def check_each(
-    names: list[str], *, time_limit: float = TIME_LIMIT, parallel: int | None = None
+    names: list[str], *, time_limit: float | None = None, parallel: int | None = None
 ) -> dict[str, Verdict]:
     """Full runs of each kata in a child of its own, `parallel` at a time (default: one per
-    core, at most 4, or 2 where checks are spawned), each with its own time limit: one
-    kata's import-time side effects cannot touch another's verdict, and one that hangs costs
-    one time limit, not one per kata."""
+    core, at most 4, or 2 where checks are spawned), each with its own time limit
+    (`time_limit`, else the kata's: `limit_for`): one kata's import-time side effects cannot
+    touch another's verdict, and one that hangs costs one time limit, not one per kata."""
     # a few at a time: on a GPU host each child holds a CUDA context and its own torch
     parallel = parallel or min(os.cpu_count() or 2, 4 if use_fork() else 2)
     starts: dict[int, float] = {}
@@ -273,7 +285,7 @@ def check_each(
             starts[i] = time.perf_counter()
             return _launch([name], False, more, side_by_side=parallel)
 
-        jobs.append(_Job(launch, None, time_limit))
+        jobs.append(_Job(launch, None, limit_for(_catalogue.get(name), time_limit)))
     outcomes = _run(jobs, parallel=parallel)
     verdicts = {}
     for i, (name, outcome) in enumerate(zip(names, outcomes, strict=True)):

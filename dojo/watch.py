@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 from dojo import catalogue as _catalogue
-from dojo import runner
+from dojo import runner, state
+from dojo.render import Ticker, all_done_words, page_command, render
 
 KATAS = _catalogue.ROOT / "katas"
 
@@ -52,32 +53,24 @@ class _Human:
     def start(self, kata: _catalogue.Kata | None) -> None:
         print("Watching katas/ (Ctrl-C to stop). Save a file to check it again.\n", flush=True)
         if kata is None:
-            from dojo.cli import _all_done_words
-
-            print(_all_done_words(), flush=True)
+            print(all_done_words(), flush=True)
 
     def checking(self, kata: _catalogue.Kata):
         """A check starts: a rule, a line that says so at once, then its progress."""
-        from dojo.cli import Ticker
-
         print(f"\n─── {kata.number}. {kata.name} · {time.strftime('%H:%M:%S')} " + "─" * 40)
         return Ticker(kata)
 
     def verdict(self, v, kata: _catalogue.Kata, ticker) -> None:
-        from dojo.cli import render
-
         ticker.clear()
         print(render(v, kata), flush=True)
 
     def moving_on(self, kata: _catalogue.Kata, following: _catalogue.Kata | None) -> None:
         if following is None:
-            from dojo.cli import _all_done_words
-
-            print(f"\n{_all_done_words()}\nStill watching: save a file to check it again.")
+            print(f"\n{all_done_words()}\nStill watching: save a file to check it again.")
         else:
             print(
                 f"\nOn to {following.number}. {following.name} ({following.title}): open "
-                f"katas/{following.name}.py and read docs/katas/{following.name}.md.",
+                f"katas/{following.name}.py and read its page ({page_command(following)}).",
             )
         sys.stdout.flush()
 
@@ -104,14 +97,6 @@ class _Porcelain:
 
 def main(args, kata: _catalogue.Kata | None) -> int:
     """Watch, starting with `kata` (None: every kata is done, so wait for a save)."""
-    try:
-        import watchfiles  # noqa: F401
-    except ImportError:
-        from dojo.cli import Refusal
-
-        raise Refusal("watch needs watchfiles: run `nox -s learn` to install it") from None
-    from dojo.cli import _next_not_done
-
     out = _Porcelain() if args.porcelain else _Human()
     runner.warm_up()
     events: queue.Queue = queue.Queue()
@@ -129,7 +114,7 @@ def main(args, kata: _catalogue.Kata | None) -> int:
                     current, pending = _saved(events.get(), current), True
                     continue
                 if outcome:
-                    following = _next_not_done(current)
+                    following = state.next_not_done(current)
                     out.moving_on(current, following)
                     if following is not None:
                         current, pending = following, True
@@ -156,15 +141,15 @@ def _saved(names: set[str], current: _catalogue.Kata | None) -> _catalogue.Kata:
 def _check(kata, args, events: queue.Queue, out) -> bool | None:
     """Quick run, then full run, within one time limit. True when done, False when not, None
     when a save cut it."""
-    from dojo.cli import _remember
 
     def saved() -> bool:
         return not events.empty()
 
     ticker = out.checking(kata)
-    deadline = time.monotonic() + args.time_limit
+    limit = runner.limit_for(kata, args.time_limit)
+    deadline = time.monotonic() + limit
     common = {
-        "time_limit": args.time_limit,
+        "time_limit": limit,
         "deadline": deadline,
         "cancel": saved,
         "on_progress": ticker,
@@ -177,7 +162,7 @@ def _check(kata, args, events: queue.Queue, out) -> bool | None:
         return None
     out.verdict(quick[kata.name], kata, ticker)
     if quick[kata.name].state != "done" or quick[kata.name].problem:
-        _remember(quick)
+        state.remember(quick)
         return False
     full = runner.check([kata.name], **common)
     if full is None:
@@ -185,5 +170,5 @@ def _check(kata, args, events: queue.Queue, out) -> bool | None:
             ticker.clear()
         return None
     out.verdict(full[kata.name], kata, ticker)
-    _remember(full)
+    state.remember(full)
     return full[kata.name].solved

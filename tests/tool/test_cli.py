@@ -62,6 +62,18 @@ def strays(repo: Path) -> list[str]:
     return list(stray_pids(repo).values())
 
 
+def settled_strays(repo: Path) -> list[str]:
+    """`strays`, once those killed have had their chance to go: a process sent SIGKILL is
+    gone when the kernel has torn it down, a moment later. Waits for that, not for a time: it
+    returns as soon as none is left (after 30 s it returns those still there)."""
+    for _ in range(300):
+        left = strays(repo)
+        if not left:
+            return left
+        time.sleep(0.1)
+    return strays(repo)
+
+
 @contextlib.contextmanager
 def ctrl_c_reaches_children() -> Iterator[None]:
     """Start processes that Ctrl-C (SIGINT) can stop, as on a learner's terminal.
@@ -91,8 +103,11 @@ def test_check_goes_green_when_the_stub_becomes_a_solution(repo):
     after = katas(repo, "check", "device")  # an unambiguous prefix will do
     assert after.returncode == 0, after.stdout + after.stderr
     lines = after.stdout.strip().splitlines()
-    assert lines[-2].startswith("✓ 1. device_selection is done"), after.stdout
+    assert lines[-3].startswith("✓ 1. device_selection is done"), after.stdout
+    assert "python -m katas docs device_selection --discussion" in lines[-2], after.stdout
     assert "Next: 2. copy_semantics" in lines[-1], after.stdout
+    assert "python -m katas docs copy_semantics)" in lines[-1], "the page, served with output"
+    assert "docs/katas/" not in after.stdout, "the raw page lacks its examples' output"
 
 
 def test_check_in_a_spawned_interpreter_as_on_a_gpu_host(repo):
@@ -337,6 +352,26 @@ def test_hint_shows_the_next_hint_then_any_one(repo):
     assert katas(repo, "hint", kata.name, "99").returncode == 2
 
 
+def test_a_hint_asked_for_by_number_skips_none_before_it(repo):
+    kata = _catalogue.get("view_vs_reshape")
+    third = katas(repo, "hint", kata.name, "3")
+    assert kata.hints[2].text in third.stdout and "gives hint 1" in third.stdout, third.stdout
+    for n in (1, 2, 4):  # then the lowest hint not seen, each time
+        shown = katas(repo, "hint", kata.name)
+        assert f"hint {n} of 4" in shown.stdout and kata.hints[n - 1].text in shown.stdout, (
+            n,
+            shown.stdout,
+        )
+    assert "seen all 4 hints" in katas(repo, "hint", kata.name).stdout
+
+
+def test_hints_seen_as_the_older_state_counted_them_still_count(repo):
+    """An older .katas-state/hints.json kept the highest hint shown: 2 means 1 and 2 seen."""
+    (repo / ".katas-state").mkdir()
+    (repo / ".katas-state" / "hints.json").write_text('{"view_vs_reshape": 2}')
+    assert "hint 3 of 4" in katas(repo, "hint", "view_vs_reshape").stdout
+
+
 def test_watch_porcelain_reports_each_save_and_moves_on(repo):
     with ctrl_c_reaches_children():
         proc = subprocess.Popen(
@@ -364,8 +399,7 @@ def test_watch_porcelain_reports_each_save_and_moves_on(repo):
         err = _stopped_within(proc, repo, 30)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
-    time.sleep(0.2)
-    assert strays(repo) == []
+    assert settled_strays(repo) == []
 
 
 def _stopped_within(proc: subprocess.Popen, repo: Path, seconds: float) -> str:

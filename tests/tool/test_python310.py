@@ -1,8 +1,8 @@
 """Python 3.10 on a GPU host: torch 2.13 ships 3.10 wheels, and the user's env runs
 `nox -s tests-cuda`, `python -m katas doctor` and the first hop of `python -m katas`.
 
-- `dojo/_toml.py` reads TOML without 3.11's `tomllib`: checked against `tomllib` on every .toml
-  file of the repository and on the constructs it claims to read.
+- `dojo/_toml.py` reads TOML without 3.11's `tomllib`: with tomli, which `nox -s tests-cuda`
+  puts in its overlay, or pip's copy of it; with neither, a sentence says what to install.
 - With a real 3.10 interpreter (pyenv's, or `python3.10` on PATH; skipped when there is none)
   and no torch: the doctor reports, and the first hop stops in one line.
 """
@@ -15,12 +15,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
 
-from dojo import _toml
 from dojo import catalogue as _catalogue
 from dojo.sandbox import copy_repo
 
@@ -52,67 +50,82 @@ def clone(tmp_path: Path) -> Path:
     return copy_repo(tmp_path / "repo")
 
 
-# --- the reader -------------------------------------------------------------------------------
+# --- reading TOML without tomllib -------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "path",
-    sorted(p.relative_to(ROOT) for p in ROOT.rglob("*.toml") if ".nox" not in p.parts),
-    ids=str,
-)
-def test_reader_reads_every_toml_file_of_the_repository_as_tomllib_does(path):
-    text = (ROOT / path).read_text(encoding="utf-8")
-    assert _toml._Reader(text).document() == tomllib.loads(text)
+def test_without_tomllib_tests_cuda_puts_tomli_in_the_overlay(monkeypatch):
+    """On Python 3.10 the cuda tier reads the catalogue with tomli: the plan asks for it."""
+    import importlib.util
 
+    import torch
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        'a = """\nfirst\\\n   second""""',
-        "a = '''\nraw \\n kept''''",
-        'a = [1, 2.5, -3, 0x1F, 1e3, true, false, "\\u00e9\\t", { x.y = 1, "z" = [] }]',
-        '[t."spaced key"]\nd = 1 # comment\n[[t.arr]]\ne = 1\n[[t.arr]]\n[t.arr.sub]\nf = 2',
-        "a = [\n  'x',  # comment in an array\n  'y',\n]\nb.c = 1_000",
-    ],
-    ids=["multi-line basic", "multi-line literal", "values", "tables", "arrays over lines"],
-)
-def test_reader_agrees_with_tomllib(text):
-    assert _toml._Reader(text).document() == tomllib.loads(text)
+    from dojo import cuda_env
 
-
-@pytest.mark.parametrize(
-    ("text", "why"),
-    [
-        ("a = 1979-05-27", "dates"),
-        ("a = 1\na = 2", "defined twice"),
-        ('a = "open', "unterminated"),
-        ("a = 1 b = 2", "end of the line"),
-    ],
-)
-def test_reader_refuses_what_it_cannot_read_naming_the_line(text, why):
-    with pytest.raises(ValueError, match=why) as caught:
-        _toml._Reader(text).document()
-    assert "TOML line" in str(caught.value)
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "tomllib" else real(name, *a)
+    )
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    asked = []
+    monkeypatch.setattr(
+        cuda_env, "plan_tools", lambda reqs, **k: asked.extend(reqs) or cuda_env.Plan()
+    )
+    cuda_env.plan(["pytest==9.2.0"])
+    assert asked == ["pytest==9.2.0", cuda_env.TOMLI], asked
+    name, floor, _why = cuda_env.wanted(cuda_env.TOMLI)
+    assert name == "tomli" and floor.startswith("2"), "tomli 2 reads a binary file, as we open it"
 
 
 # --- a real Python 3.10 -----------------------------------------------------------------------
 
 
-@needs_310
-def test_310_has_no_tomllib_and_reads_the_catalogue_and_pyproject():
-    code = (
-        "import importlib.util as u; from dojo import _toml, catalogue, cuda_env, requirements; "
-        "print(u.find_spec('tomllib') is None, len(catalogue.katas()), cuda_env.requirements(), "
-        "requirements.learn() == requirements.group('test') + requirements.group('learn'))"
-    )
-    done = run_310("-c", code)
-    assert done.returncode == 0, done.stderr
+READ_ALL = (
+    "import importlib.util as u; from dojo import _toml, catalogue, cuda_env, requirements; "
+    "print(u.find_spec('tomllib') is None, _toml._parser.__name__, len(catalogue.katas()), "
+    "cuda_env.requirements(), "
+    "requirements.learn() == requirements.group('test') + requirements.group('learn'))"
+)
+
+
+def _read_all_as_here(done: subprocess.CompletedProcess, parser: str) -> None:
     from dojo import cuda_env
 
-    no_tomllib, count, *rest = done.stdout.split(" ", 2)
+    assert done.returncode == 0, done.stderr
+    no_tomllib, used, count, rest = done.stdout.split(" ", 3)
     assert no_tomllib == "True", "this interpreter has tomllib: it is not a 3.10"
+    assert used == parser
     assert int(count) == len(_catalogue.katas())
-    assert rest[0].strip() == f"{cuda_env.requirements()} True"
+    assert rest.strip() == f"{cuda_env.requirements()} True"
+
+
+@needs_310
+def test_310_reads_the_catalogue_and_pyproject_with_pips_tomli_when_it_has_no_other():
+    _read_all_as_here(run_310("-c", READ_ALL), "pip._vendor.tomli")
+
+
+@needs_310
+def test_310_reads_them_with_tomli_as_the_overlay_carries_it(tmp_path):
+    """tomli on PYTHONPATH, as `nox -s tests-cuda` puts its overlay: here pip's copy of it,
+    copied as the package `tomli` (it is the same package; no download in a test)."""
+    located = run_310("-c", "from pip._vendor import tomli; print(tomli.__path__[0])")
+    assert located.returncode == 0, located.stderr
+    shutil.copytree(located.stdout.strip(), tmp_path / "tomli")
+    env_python = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); "
+    _read_all_as_here(run_310("-c", env_python + READ_ALL), "tomli")
+
+
+@needs_310
+def test_310_with_no_toml_reader_at_all_says_so_in_one_line(clone):
+    """No tomli and no pip: `python -m katas` says what to install, without a traceback."""
+    code = (
+        "import runpy, sys; sys.modules['pip'] = None; sys.modules['tomli'] = None; "
+        "sys.argv = ['katas', 'list']; runpy.run_module('katas', run_name='__main__')"
+    )
+    done = run_310("-c", code, cwd=clone)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().count("\n") == 0, done.stderr
+    assert "has no TOML reader" in done.stderr and "pip install tomli" in done.stderr
 
 
 @needs_310
