@@ -367,7 +367,12 @@ def test_train_and_log_transfers_once_at_the_end(kata, problem):
     made = transfers()
     if len(made) != 1:
         last_step = max((i for i, e in enumerate(EVENTS) if e.startswith("step")), default=-1)
-        during = sum(1 for e in EVENTS[:last_step] if e.startswith("transfer"))
+        ran_out = EVENTS.index("batches done") if "batches done" in EVENTS else len(EVENTS)
+        if ran_out > last_step:  # the loop took its batches as it went: it ended when they did
+            end, where = ran_out, "during the loop"
+        else:  # the batches were all taken first: the loop is what came before the last step
+            end, where = last_step, "before the last optimizer step"
+        during = sum(1 for e in EVENTS[:end] if e.startswith("transfer"))
         hint = 1
         if any(name.endswith("in torch.tensor") for name in made):
             extra = (
@@ -377,7 +382,8 @@ def test_train_and_log_transfers_once_at_the_end(kata, problem):
             hint = 2
         elif during:
             extra = (
-                f"; {during} of them during the loop. Each one hands a value that lives on the "
+                f"; {'all' if during == len(made) else during} of them {where}. Each one hands "
+                "a value that lives on the "
                 "device to the host, so on a GPU the host stops and waits for the GPU to finish "
                 "everything queued so far, every step"
             )
