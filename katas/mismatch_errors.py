@@ -2,7 +2,7 @@
 
 You moved the model to the GPU, started training, and got a RuntimeError. Nearly always one
 tensor is not where, or not what, the others are. This kata reads those errors as a person
-would, whatever release or build printed them, finds what is on the wrong device, and makes a
+would, whichever build printed them, finds what is on the wrong device, and makes a
 batch fit the model before the model sees it.
 
 Write each function so that its docstring holds: the docstring is the contract.
@@ -30,10 +30,15 @@ def classify_error(err: BaseException) -> str:
       int32 target for a loss).
     - `"other"`: anything else, even when it mentions CUDA, a device or a type.
 
-    The answer must hold for the messages of CPU and CUDA builds, of today's releases and of
-    old ones, whatever the exception's type. A convolution's "Input type (A) and weight type
-    (B) should be the same" is a device mismatch when A and B are on different devices, and a
-    dtype mismatch otherwise. Anything that is not an exception is a TypeError.
+    The answer must hold for the messages that PyTorch's own checks print when the tensors of
+    one call do not agree in device or dtype: an op and its operands, a layer and its input, a
+    loss and its target, a parameter and the gradient assigned to it, `nn.DataParallel` and its
+    module, `torch.load` and the machine. It must hold for the wordings of torch 2.13's CPU and
+    CUDA builds, and for the older ones (back to torch 1.0) and the newer ones that the tests
+    quote from PyTorch's sources, whatever the exception's type. A convolution's "Input type
+    (A) and weight type (B) should be the same" is a device mismatch when A and B are on
+    different devices, and a dtype mismatch otherwise. Anything that is not an exception is a
+    TypeError.
 
     Real messages from torch 2.13 on a CPU build, where the `meta` device plays the GPU (the
     tests check these, and the ones a CUDA build or an old release prints):

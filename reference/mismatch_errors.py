@@ -2,7 +2,7 @@
 
 You moved the model to the GPU, started training, and got a RuntimeError. Nearly always one
 tensor is not where, or not what, the others are. This kata reads those errors as a person
-would, whatever release or build printed them, finds what is on the wrong device, and makes a
+would, whichever build printed them, finds what is on the wrong device, and makes a
 batch fit the model before the model sees it.
 """
 
@@ -35,6 +35,14 @@ _DEVICE = re.compile(
             r"are not at the same device",
             # torch/serialization.py: a GPU checkpoint loaded where that GPU does not exist.
             r"attempting to deserialize object on (?:a )?\w+ device",
+            # Many ATen checks: "index_add(): self, index and source expected to be in the same
+            # device", "on same device", sdpa's "to have the same device type", "must be on
+            # the same type of device"; and autograd's "Please ensure that the gradient and the
+            # tensor are on the same device".
+            r"(?:on|in|at|have) (?:the )?same (?:type of )?device",
+            # torch/nn/parallel/data_parallel.py: "module must have its parameters and buffers
+            # on device cuda:0 (device_ids[0]) but found one of them on device: cpu"
+            r"parameters and buffers on device",
         ]
     ),
     re.IGNORECASE,
@@ -53,6 +61,12 @@ _DTYPE = re.compile(
             r"can't be cast to the desired output type",  # "result type Float can't be cast to ..."
             r"to have (?:one of the following )?scalar types?",  # TensorUtils checkScalarType(s)
             r"input dtype \(.*\) does not match weight dtype",  # RNN (a ValueError)
+            r"same scalar type",  # "index_add_(): self (Float) and source (Double) must have ..."
+            r"\.dtype to be equal to \w+\.dtype",  # "scatter(): Expected self.dtype to be ..."
+            r"dtypes match",  # "Index put requires the source and destination dtypes match"
+            r"share (?:the )?same datatype",  # LayerNorm, BatchNorm: "mixed dtype (CPU): ..."
+            r"gradient with dtype",  # "attempting to assign a gradient with dtype 'double' ..."
+            r"type promoting not supported",  # "prelu: Type promoting not supported. Got ..."
         ]
     ),
     re.IGNORECASE,
@@ -91,10 +105,15 @@ def classify_error(err: BaseException) -> str:
       int32 target for a loss).
     - `"other"`: anything else, even when it mentions CUDA, a device or a type.
 
-    The answer must hold for the messages of CPU and CUDA builds, of today's releases and of
-    old ones, whatever the exception's type. A convolution's "Input type (A) and weight type
-    (B) should be the same" is a device mismatch when A and B are on different devices, and a
-    dtype mismatch otherwise. Anything that is not an exception is a TypeError.
+    The answer must hold for the messages that PyTorch's own checks print when the tensors of
+    one call do not agree in device or dtype: an op and its operands, a layer and its input, a
+    loss and its target, a parameter and the gradient assigned to it, `nn.DataParallel` and its
+    module, `torch.load` and the machine. It must hold for the wordings of torch 2.13's CPU and
+    CUDA builds, and for the older ones (back to torch 1.0) and the newer ones that the tests
+    quote from PyTorch's sources, whatever the exception's type. A convolution's "Input type
+    (A) and weight type (B) should be the same" is a device mismatch when A and B are on
+    different devices, and a dtype mismatch otherwise. Anything that is not an exception is a
+    TypeError.
 
     Real messages from torch 2.13 on a CPU build, where the `meta` device plays the GPU (the
     tests check these, and the ones a CUDA build or an old release prints):
