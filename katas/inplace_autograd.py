@@ -52,6 +52,11 @@ def sigmoid_plus_one(x: torch.Tensor) -> torch.Tensor:
     It is differentiable like `sigmoid(x) + 1`: `requires_grad` follows `x`, and a backward
     pass through it gives `x` the gradient of `sigmoid(x) + 1`. Neither `x` nor any tensor
     that autograd saved for that backward pass is changed.
+
+    `x` is a floating-point tensor whose values lie in [-10, 10]; anything but a floating-point
+    tensor is a TypeError. Where `exp` overflows, far outside that range, is not this kata's
+    lesson, and nothing is promised there. The gradient is checked in float32 and float64,
+    where it can be told apart from rounding.
     """
     # TODO(inplace_autograd): write sigmoid_plus_one; the docstring above is the contract.
     raise NotImplementedError("inplace_autograd: sigmoid_plus_one")

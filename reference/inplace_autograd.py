@@ -79,9 +79,15 @@ def sigmoid_plus_one(x: torch.Tensor) -> torch.Tensor:
     It is differentiable like `sigmoid(x) + 1`: `requires_grad` follows `x`, and a backward
     pass through it gives `x` the gradient of `sigmoid(x) + 1`. Neither `x` nor any tensor
     that autograd saved for that backward pass is changed.
+
+    `x` is a floating-point tensor whose values lie in [-10, 10]; anything but a floating-point
+    tensor is a TypeError. Where `exp` overflows, far outside that range, is not this kata's
+    lesson, and nothing is promised there. The gradient is checked in float32 and float64,
+    where it can be told apart from rounding.
     """
     # BEGIN SOLUTION
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"sigmoid_plus_one: x must be a tensor, not {type(x).__name__}")
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        what = f"a {x.dtype} tensor" if isinstance(x, torch.Tensor) else type(x).__name__
+        raise TypeError(f"sigmoid_plus_one: x must be a floating-point tensor, not {what}")
     return torch.sigmoid(x) + 1
     # END SOLUTION

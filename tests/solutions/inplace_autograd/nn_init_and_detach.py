@@ -24,4 +24,6 @@ def sgd_step_(params, lr):
 
 
 def sigmoid_plus_one(x):
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        raise TypeError("sigmoid_plus_one: x must be a floating-point tensor")
     return torch.sigmoid(x).add(1)
