@@ -39,8 +39,10 @@ def view_or_copy(x: torch.Tensor, shape: Sequence[int]) -> tuple[torch.Tensor, b
 
     `result` has `x`'s values in `shape`. It shares `x`'s memory whenever some view of `x` has
     that shape, and is a copy only when none has. `shares` is a bool, True exactly when
-    `result` uses `x`'s memory, so that writing through it changes `x`. A shape that cannot
-    hold `x`'s elements raises ValueError naming both shapes.
+    `result` uses `x`'s memory, so that writing through it changes `x`; an `x` with no
+    elements has no memory to share, and `shares` may then be either. `shape` is a sequence of
+    integers (Python's, NumPy's, or a `torch.Size`). A shape that cannot hold `x`'s elements
+    raises ValueError naming both shapes.
     """
     # TODO(view_vs_reshape): write view_or_copy; the docstring above is the contract.
     raise NotImplementedError("view_vs_reshape: view_or_copy")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 # BEGIN SOLUTION
 import math
+import operator
 
 # END SOLUTION
 from collections.abc import Sequence
@@ -64,18 +65,21 @@ def view_or_copy(x: torch.Tensor, shape: Sequence[int]) -> tuple[torch.Tensor, b
 
     `result` has `x`'s values in `shape`. It shares `x`'s memory whenever some view of `x` has
     that shape, and is a copy only when none has. `shares` is a bool, True exactly when
-    `result` uses `x`'s memory, so that writing through it changes `x`. A shape that cannot
-    hold `x`'s elements raises ValueError naming both shapes.
+    `result` uses `x`'s memory, so that writing through it changes `x`; an `x` with no
+    elements has no memory to share, and `shares` may then be either. `shape` is a sequence of
+    integers (Python's, NumPy's, or a `torch.Size`). A shape that cannot hold `x`'s elements
+    raises ValueError naming both shapes.
     """
     # BEGIN SOLUTION
     _check_tensor("view_or_copy", x)
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
-    if not isinstance(shape, Sequence) or not all(
-        isinstance(s, int) and not isinstance(s, bool) for s in shape
-    ):
-        raise TypeError(f"view_or_copy: shape must be a sequence of ints, not {shape!r}")
-    shape = tuple(shape)
+    try:  # any integer type spells a size: int, numpy's, a 0-d integer tensor
+        if not isinstance(shape, Sequence) or any(isinstance(s, bool) for s in shape):
+            raise TypeError
+        shape = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"view_or_copy: shape must be a sequence of ints, not {shape!r}") from None
     try:
         result = x.reshape(shape)
     except RuntimeError as err:
