@@ -42,14 +42,14 @@ KNOWN_ERRORS = (
     (
         "leaf Variable that requires grad",
         "changed in place a leaf tensor that requires grad (a parameter, or the input x) while "
-        "autograd was recording. Update parameters inside `with torch.no_grad():`, and never "
-        "change an input in place",
+        "autograd was recording: recorded, the change would become part of the graph, and the "
+        "leaf would no longer be the tensor whose gradient backward() computes",
         2,
     ),
     (
         "modified by an inplace operation",
         "changed in place a tensor that autograd had saved for backward (here, sigmoid's "
-        "output). torch only notices when backward() runs; compute a new tensor instead",
+        "output). torch only notices when backward() runs, by the tensor's version counter",
         1,
     ),
     (
@@ -197,9 +197,9 @@ def test_init_constant_sets_every_parameter_in_place(kata, device, data, value):
         )
         assert p._version > version, say(
             call,
-            f"set {name} without bumping its version counter (_version stayed {version}): "
-            "that is what a write through `.data` does, and it hides in-place changes from "
-            "autograd. Write under `torch.no_grad()` instead",
+            f"set {name} without bumping its version counter (_version stayed {version}): the "
+            "values changed, but autograd was not told, as with a write through `.data`; a "
+            "tensor autograd saved could then change with no error, only wrong gradients",
             hint=2,
         )
         assert p.is_leaf and p.grad_fn is None, say(
@@ -283,8 +283,9 @@ def test_sgd_step_updates_each_parameter_in_place(kata, device, data, lr):
         assert p._version > version, say(
             call,
             f"updated params[{i}] without bumping its version counter (_version stayed "
-            f"{version}): a write through `.data` is invisible to autograd. Update under "
-            "`torch.no_grad()` instead",
+            f"{version}): the values changed, but autograd was not told, as with a write "
+            "through `.data`; a tensor autograd saved could then change with no error, only "
+            "wrong gradients",
             hint=2,
         )
 
@@ -359,7 +360,7 @@ def test_sgd_step_accepts_a_generator(kata, device, data, lr):
         assert p._version > version, say(
             call,
             f"updated {name} without bumping its version counter (_version stayed {version}): "
-            "a write through `.data` is invisible to autograd. Update under `torch.no_grad()`",
+            "the values changed, but autograd was not told, as with a write through `.data`",
             hint=2,
         )
         assert grad_is_cleared(p), say(
@@ -563,7 +564,23 @@ NOT_FLOATING = {
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("what", NOT_FLOATING)
 def test_sigmoid_plus_one_refuses_what_is_not_a_floating_tensor(kata, what):
     with say.raises(TypeError, f"sigmoid_plus_one(x) for x {what}", hint=4):
         kata.sigmoid_plus_one(NOT_FLOATING[what]())
+
+
+BAD_ARGUMENTS = {
+    "init_constant_ of a state_dict": lambda k: k.init_constant_(nn.Linear(2, 2).state_dict(), 1.0),
+    "init_constant_ to True": lambda k: k.init_constant_(nn.Linear(2, 2), True),
+    "init_constant_ to '0.5'": lambda k: k.init_constant_(nn.Linear(2, 2), "0.5"),
+    "sgd_step_ with lr=None": lambda k: k.sgd_step_([nn.Parameter(torch.ones(2))], None),
+}
+
+
+@pytest.mark.given
+@pytest.mark.parametrize("what", BAD_ARGUMENTS)
+def test_bad_arguments_are_type_errors(kata, what):
+    with say.raises(TypeError, what, hint=3):
+        BAD_ARGUMENTS[what](kata)
