@@ -288,6 +288,7 @@ def test_flatten_rows_handles_empty_tensors(kata, shape, data):
     )
 
 
+@pytest.mark.given
 def test_flatten_rows_rejects_a_0d_tensor(kata):
     x = torch.tensor(3.0)
     with say.raises(ValueError, "flatten_rows(torch.tensor(3.0))", hint=3) as raised:
@@ -440,6 +441,7 @@ def test_view_or_copy_takes_any_spelling_of_a_shape(kata, spelling):
     check_tensor(call, result, x.reshape(12), hint=3)
 
 
+@pytest.mark.given
 @given(data=st.data())
 def test_view_or_copy_rejects_a_shape_that_does_not_fit(kata, data):
     kind, x = data.draw(inputs(), label="x")
