@@ -726,6 +726,7 @@ BAD = [
 ]
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("function", ["time_op", "speedup"])
 @pytest.mark.parametrize(("kwargs", "gpus", "name"), BAD, ids=[repr(b[0]) for b in BAD])
 def test_bad_arguments_raise_value_error_naming_them(kata, function, kwargs, gpus, name):
