@@ -113,7 +113,7 @@ def classify_error(err: BaseException) -> str:
     quote from PyTorch's sources, whatever the exception's type. A convolution's "Input type
     (A) and weight type (B) should be the same" is a device mismatch when A and B are on
     different devices, and a dtype mismatch otherwise. Anything that is not an exception is a
-    TypeError.
+    TypeError (that check is written for you).
 
     Real messages from torch 2.13 on a CPU build, where the `meta` device plays the GPU (the
     tests check these, and the ones a CUDA build or an old release prints):
@@ -137,9 +137,9 @@ def classify_error(err: BaseException) -> str:
     and torch 2.15 puts the op's name in front of it ("mm: mat1 and mat2 shapes ...", and
     "addmm: ..." from `nn.Linear`).
     """
-    # BEGIN SOLUTION
     if not isinstance(err, BaseException):
         raise TypeError(f"classify_error(err={err!r}): err must be an exception")
+    # BEGIN SOLUTION: read the message, and decide which kind of mismatch it reports
     message = str(err)
     for pattern in _TYPE_PAIRS:
         pair = pattern.search(message)
@@ -153,13 +153,10 @@ def classify_error(err: BaseException) -> str:
     # END SOLUTION
 
 
-# BEGIN SOLUTION
 def _check_model(call: str, model) -> None:
+    """Refuse a model that is not an nn.Module (given: an argument check, not the lesson)."""
     if not isinstance(model, nn.Module):
         raise TypeError(f"{call}: model must be an nn.Module, not {type(model).__name__}")
-
-
-# END SOLUTION
 
 
 # BEGIN SOLUTION
@@ -207,10 +204,10 @@ def device_report(model: nn.Module, *inputs) -> dict[str, torch.device]:
     Every parameter and buffer of the model, under its qualified name (`"0.weight"`,
     `"1.running_mean"`), and every tensor input as `"input[i]"`, where `i` is its position
     among all the inputs. Inputs that are not tensors have no device and are left out. A
-    `model` that is not an `nn.Module` is a TypeError.
+    `model` that is not an `nn.Module` is a TypeError (that check is written for you).
     """
-    # BEGIN SOLUTION
     _check_model("device_report", model)
+    # BEGIN SOLUTION: name the device of everything the forward pass touches
     report = {name: p.device for name, p in model.named_parameters()}
     report.update({name: b.device for name, b in model.named_buffers()})
     for i, x in enumerate(inputs):
@@ -225,10 +222,10 @@ def find_mismatches(model: nn.Module, *inputs) -> list[str]:
 
     The model's device is the one device that all its parameters are on. A model without
     parameters, or with parameters on several devices, has none: a ValueError, which names
-    the devices. A `model` that is not an `nn.Module` is a TypeError.
+    the devices. A `model` that is not an `nn.Module` is a TypeError (written for you).
     """
-    # BEGIN SOLUTION
     _check_model("find_mismatches", model)
+    # BEGIN SOLUTION: find the model's one device, and what is not on it
     device = _model_device("find_mismatches", model)
     return [name for name, d in device_report(model, *inputs).items() if d != device]
     # END SOLUTION
@@ -242,10 +239,10 @@ def fix_inputs(model: nn.Module, *inputs) -> tuple:
     masks) keep their dtype, and anything that is not a tensor comes back as it is. An input
     that is already right comes back itself, not a copy, and the caller's tensors are never
     changed. A model without that one device, or whose floating parameters have several dtypes,
-    is a ValueError; a `model` that is not an `nn.Module`, a TypeError.
+    is a ValueError; a `model` that is not an `nn.Module`, a TypeError (written for you).
     """
-    # BEGIN SOLUTION
     _check_model("fix_inputs", model)
+    # BEGIN SOLUTION: make each input fit the model, leaving what already fits as it is
     device = _model_device("fix_inputs", model)
     dtype = _model_float_dtype("fix_inputs", model)
     fixed = []

@@ -585,6 +585,7 @@ NOT_EXCEPTIONS = [
 ]
 
 
+@pytest.mark.given
 @given(value=st.sampled_from(NOT_EXCEPTIONS))
 def test_classify_refuses_what_is_not_an_exception(kata, value):
     shown = "RuntimeError (the class)" if value is RuntimeError else repr(value)
@@ -595,6 +596,7 @@ def test_classify_refuses_what_is_not_an_exception(kata, value):
 NOT_MODULES = [None, "model", nn.Linear, [nn.Linear(3, 2)], {"weight": torch.ones(2)}]
 
 
+@pytest.mark.given
 @given(
     value=st.sampled_from(NOT_MODULES),
     function=st.sampled_from(["device_report", "find_mismatches", "fix_inputs"]),
