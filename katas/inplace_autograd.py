@@ -15,10 +15,31 @@ Stuck?     python -m katas hint inplace_autograd   (one rung of the hint ladder 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import numbers
+from collections.abc import Iterable, Iterator
 
 import torch
 from torch import nn
+
+
+def _check_number(func: str, name: str, value: object) -> None:
+    """Refuse a value that is not a real number (given: an argument check, not the lesson)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"{func}: {name}={value!r} must be a real number, not {type(value).__name__}"
+        )
+
+
+def _tensors(func: str, params: Iterable[object]) -> Iterator[torch.Tensor]:
+    """`params`, one at a time, refusing anything that is not a tensor (given). Like
+    `params` itself, it can be iterated only once when `params` is a generator."""
+    for i, p in enumerate(params):
+        if not isinstance(p, torch.Tensor):
+            raise TypeError(
+                f"{func}: params[{i}] is a {type(p).__name__}; expected tensors such as "
+                "model.parameters()"
+            )
+        yield p
 
 
 def init_constant_(model: nn.Module, value: float) -> nn.Module:
@@ -28,9 +49,16 @@ def init_constant_(model: nn.Module, value: float) -> nn.Module:
     `requires_grad` it had, and the change is not part of any autograd graph, yet autograd has
     seen it: the parameter's version counter (`_version`) went up. Buffers (BatchNorm's running
     statistics) are not parameters and stay as they are.
+
+    Written for you: the argument checks (a model that is not an `nn.Module`, a value that is
+    not a real number, are TypeErrors) and the `return`.
     """
-    # TODO(inplace_autograd): write init_constant_; the docstring above is the contract.
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"init_constant_: model must be an nn.Module, not {type(model).__name__}")
+    _check_number("init_constant_", "value", value)
+    # TODO(inplace_autograd): set the parameters so that autograd sees the change but does not record it
     raise NotImplementedError("inplace_autograd: init_constant_")
+    return model
 
 
 def sgd_step_(params: Iterable[torch.Tensor], lr: float) -> None:
@@ -41,8 +69,13 @@ def sgd_step_(params: Iterable[torch.Tensor], lr: float) -> None:
     by autograd, and each one's version counter (`_version`) up. A parameter whose `.grad` is
     None took no part in the loss and is left alone. `params` may be a one-shot iterator
     such as `model.parameters()`.
+
+    Written for you: the argument checks (`lr` not a real number, an entry of `params` that is
+    not a tensor, are TypeErrors; `_tensors` checks each entry as you iterate).
     """
-    # TODO(inplace_autograd): write sgd_step_; the docstring above is the contract.
+    _check_number("sgd_step_", "lr", lr)
+    params = _tensors("sgd_step_", params)
+    # TODO(inplace_autograd): update each parameter that has a gradient, and clear that gradient
     raise NotImplementedError("inplace_autograd: sgd_step_")
 
 
@@ -52,6 +85,14 @@ def sigmoid_plus_one(x: torch.Tensor) -> torch.Tensor:
     It is differentiable like `sigmoid(x) + 1`: `requires_grad` follows `x`, and a backward
     pass through it gives `x` the gradient of `sigmoid(x) + 1`. Neither `x` nor any tensor
     that autograd saved for that backward pass is changed.
+
+    `x` is a floating-point tensor whose values lie in [-10, 10]; anything but a floating-point
+    tensor is a TypeError (that check is written for you). Where `exp` overflows, far outside
+    that range, is not this kata's lesson, and nothing is promised there. The gradient is
+    checked in float32 and float64, where it can be told apart from rounding.
     """
-    # TODO(inplace_autograd): write sigmoid_plus_one; the docstring above is the contract.
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        what = f"a {x.dtype} tensor" if isinstance(x, torch.Tensor) else type(x).__name__
+        raise TypeError(f"sigmoid_plus_one: x must be a floating-point tensor, not {what}")
+    # TODO(inplace_autograd): compute sigmoid(x) + 1, leaving x and what autograd saved as they are
     raise NotImplementedError("inplace_autograd: sigmoid_plus_one")

@@ -2,7 +2,7 @@
 
 You moved the model to the GPU, started training, and got a RuntimeError. Nearly always one
 tensor is not where, or not what, the others are. This kata reads those errors as a person
-would, whatever release or build printed them, finds what is on the wrong device, and makes a
+would, whichever build printed them, finds what is on the wrong device, and makes a
 batch fit the model before the model sees it.
 
 Write each function so that its docstring holds: the docstring is the contract.
@@ -30,10 +30,15 @@ def classify_error(err: BaseException) -> str:
       int32 target for a loss).
     - `"other"`: anything else, even when it mentions CUDA, a device or a type.
 
-    The answer must hold for the messages of CPU and CUDA builds, of today's releases and of
-    old ones, whatever the exception's type. A convolution's "Input type (A) and weight type
-    (B) should be the same" is a device mismatch when A and B are on different devices, and a
-    dtype mismatch otherwise. Anything that is not an exception is a TypeError.
+    The answer must hold for the messages that PyTorch's own checks print when the tensors of
+    one call do not agree in device or dtype: an op and its operands, a layer and its input, a
+    loss and its target, a parameter and the gradient assigned to it, `nn.DataParallel` and its
+    module, `torch.load` and the machine. It must hold for the wordings of torch 2.13's CPU and
+    CUDA builds, and for the older ones (back to torch 1.0) and the newer ones that the tests
+    quote from PyTorch's sources, whatever the exception's type. A convolution's "Input type
+    (A) and weight type (B) should be the same" is a device mismatch when A and B are on
+    different devices, and a dtype mismatch otherwise. Anything that is not an exception is a
+    TypeError (that check is written for you).
 
     Real messages from torch 2.13 on a CPU build, where the `meta` device plays the GPU (the
     tests check these, and the ones a CUDA build or an old release prints):
@@ -57,8 +62,16 @@ def classify_error(err: BaseException) -> str:
     and torch 2.15 puts the op's name in front of it ("mm: mat1 and mat2 shapes ...", and
     "addmm: ..." from `nn.Linear`).
     """
-    # TODO(mismatch_errors): write classify_error; the docstring above is the contract.
+    if not isinstance(err, BaseException):
+        raise TypeError(f"classify_error(err={err!r}): err must be an exception")
+    # TODO(mismatch_errors): read the message, and decide which kind of mismatch it reports
     raise NotImplementedError("mismatch_errors: classify_error")
+
+
+def _check_model(call: str, model) -> None:
+    """Refuse a model that is not an nn.Module (given: an argument check, not the lesson)."""
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{call}: model must be an nn.Module, not {type(model).__name__}")
 
 
 def device_report(model: nn.Module, *inputs) -> dict[str, torch.device]:
@@ -67,9 +80,10 @@ def device_report(model: nn.Module, *inputs) -> dict[str, torch.device]:
     Every parameter and buffer of the model, under its qualified name (`"0.weight"`,
     `"1.running_mean"`), and every tensor input as `"input[i]"`, where `i` is its position
     among all the inputs. Inputs that are not tensors have no device and are left out. A
-    `model` that is not an `nn.Module` is a TypeError.
+    `model` that is not an `nn.Module` is a TypeError (that check is written for you).
     """
-    # TODO(mismatch_errors): write device_report; the docstring above is the contract.
+    _check_model("device_report", model)
+    # TODO(mismatch_errors): name the device of everything the forward pass touches
     raise NotImplementedError("mismatch_errors: device_report")
 
 
@@ -78,9 +92,10 @@ def find_mismatches(model: nn.Module, *inputs) -> list[str]:
 
     The model's device is the one device that all its parameters are on. A model without
     parameters, or with parameters on several devices, has none: a ValueError, which names
-    the devices. A `model` that is not an `nn.Module` is a TypeError.
+    the devices. A `model` that is not an `nn.Module` is a TypeError (written for you).
     """
-    # TODO(mismatch_errors): write find_mismatches; the docstring above is the contract.
+    _check_model("find_mismatches", model)
+    # TODO(mismatch_errors): find the model's one device, and what is not on it
     raise NotImplementedError("mismatch_errors: find_mismatches")
 
 
@@ -92,7 +107,8 @@ def fix_inputs(model: nn.Module, *inputs) -> tuple:
     masks) keep their dtype, and anything that is not a tensor comes back as it is. An input
     that is already right comes back itself, not a copy, and the caller's tensors are never
     changed. A model without that one device, or whose floating parameters have several dtypes,
-    is a ValueError; a `model` that is not an `nn.Module`, a TypeError.
+    is a ValueError; a `model` that is not an `nn.Module`, a TypeError (written for you).
     """
-    # TODO(mismatch_errors): write fix_inputs; the docstring above is the contract.
+    _check_model("fix_inputs", model)
+    # TODO(mismatch_errors): make each input fit the model, leaving what already fits as it is
     raise NotImplementedError("mismatch_errors: fix_inputs")

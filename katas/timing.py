@@ -21,6 +21,42 @@ from collections.abc import Callable
 import torch
 
 
+def _check(
+    call: str, fns: tuple[object, ...], device: object, warmup: object, repeats: object
+) -> torch.device:
+    """Refuse bad arguments before anything runs; return the parsed device, with a bare
+    "cuda" pinned to the current GPU's index (given: argument checks, not the lesson)."""
+    for name, value in (("warmup", warmup), ("repeats", repeats)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{call}: {name} must be an int, not {type(value).__name__}")
+    if repeats < 1:
+        raise ValueError(f"{call}: repeats={repeats}; it must be at least 1 (one timed call)")
+    if warmup < 0:
+        raise ValueError(f"{call}: warmup={warmup}; it must be 0 or more")
+    for fn in fns:
+        if not callable(fn):
+            raise TypeError(f"{call}: expected a function to time, got {type(fn).__name__}")
+    if not isinstance(device, (str, torch.device)):
+        raise TypeError(f"{call}: device must be a str or a torch.device, not {device!r}")
+    try:
+        parsed = torch.device(device)
+    except RuntimeError:
+        raise ValueError(
+            f"{call}: device={device!r} is not a device torch understands; try 'cpu' or 'cuda'"
+        ) from None
+    if parsed.type not in ("cpu", "cuda"):
+        raise ValueError(f"{call}: device={device!r}; this times on 'cpu' or 'cuda' only")
+    if parsed.type == "cuda":
+        if not torch.cuda.is_available():
+            raise ValueError(f"{call}: device={device!r}, but torch.cuda.is_available() is False")
+        count = torch.cuda.device_count()
+        if parsed.index is not None and parsed.index >= count:
+            raise ValueError(f"{call}: device={device!r}, but this machine has {count} GPU(s)")
+        if parsed.index is None:  # "cuda" is the current GPU; pin it, so every wait is on it
+            parsed = torch.device("cuda", torch.cuda.current_device())
+    return parsed
+
+
 def time_op(
     fn: Callable[[], object],
     *,
@@ -41,8 +77,12 @@ def time_op(
     `device` is "cpu" or a CUDA device this machine has ("cuda" is the current one). Raises
     ValueError naming the argument, before `fn` is called at all, for `repeats` below 1,
     `warmup` below 0, or any other device.
+
+    Written for you: those argument checks (`_check`), which also give the device to time on
+    with its index (a bare "cuda" is the current GPU).
     """
-    # TODO(timing): write time_op; the docstring above is the contract.
+    target = _check("time_op", (fn,), device, warmup, repeats)
+    # TODO(timing): warm up, then time each call on target, and summarise the times
     raise NotImplementedError("timing: time_op")
 
 
@@ -65,6 +105,9 @@ def speedup(
     Arguments are checked as in `time_op`. If either median is 0 s (the function ran faster
     than the clock can tell), raises ValueError naming that function (`fn_a` or `fn_b`):
     a ratio with a zero in it measures the clock, not the functions.
+
+    Written for you: the argument checks (`_check`, as in `time_op`).
     """
-    # TODO(timing): write speedup; the docstring above is the contract.
+    target = _check("speedup", (fn_a, fn_b), device, warmup, repeats)
+    # TODO(timing): warm both up, time them in a way a drifting machine cannot tilt, compare
     raise NotImplementedError("timing: speedup")

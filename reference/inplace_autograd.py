@@ -8,25 +8,31 @@ kinds of change, each so that autograd stays right.
 
 from __future__ import annotations
 
-# BEGIN SOLUTION
 import numbers
-
-# END SOLUTION
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import torch
 from torch import nn
 
 
-# BEGIN SOLUTION
 def _check_number(func: str, name: str, value: object) -> None:
+    """Refuse a value that is not a real number (given: an argument check, not the lesson)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(
             f"{func}: {name}={value!r} must be a real number, not {type(value).__name__}"
         )
 
 
-# END SOLUTION
+def _tensors(func: str, params: Iterable[object]) -> Iterator[torch.Tensor]:
+    """`params`, one at a time, refusing anything that is not a tensor (given). Like
+    `params` itself, it can be iterated only once when `params` is a generator."""
+    for i, p in enumerate(params):
+        if not isinstance(p, torch.Tensor):
+            raise TypeError(
+                f"{func}: params[{i}] is a {type(p).__name__}; expected tensors such as "
+                "model.parameters()"
+            )
+        yield p
 
 
 def init_constant_(model: nn.Module, value: float) -> nn.Module:
@@ -36,16 +42,19 @@ def init_constant_(model: nn.Module, value: float) -> nn.Module:
     `requires_grad` it had, and the change is not part of any autograd graph, yet autograd has
     seen it: the parameter's version counter (`_version`) went up. Buffers (BatchNorm's running
     statistics) are not parameters and stay as they are.
+
+    Written for you: the argument checks (a model that is not an `nn.Module`, a value that is
+    not a real number, are TypeErrors) and the `return`.
     """
-    # BEGIN SOLUTION
     if not isinstance(model, nn.Module):
         raise TypeError(f"init_constant_: model must be an nn.Module, not {type(model).__name__}")
     _check_number("init_constant_", "value", value)
+    # BEGIN SOLUTION: set the parameters so that autograd sees the change but does not record it
     with torch.no_grad():
         for p in model.parameters():
             p.fill_(value)
-    return model
     # END SOLUTION
+    return model
 
 
 def sgd_step_(params: Iterable[torch.Tensor], lr: float) -> None:
@@ -56,16 +65,15 @@ def sgd_step_(params: Iterable[torch.Tensor], lr: float) -> None:
     by autograd, and each one's version counter (`_version`) up. A parameter whose `.grad` is
     None took no part in the loss and is left alone. `params` may be a one-shot iterator
     such as `model.parameters()`.
+
+    Written for you: the argument checks (`lr` not a real number, an entry of `params` that is
+    not a tensor, are TypeErrors; `_tensors` checks each entry as you iterate).
     """
-    # BEGIN SOLUTION
     _check_number("sgd_step_", "lr", lr)
+    params = _tensors("sgd_step_", params)
+    # BEGIN SOLUTION: update each parameter that has a gradient, and clear that gradient
     with torch.no_grad():
-        for i, p in enumerate(params):
-            if not isinstance(p, torch.Tensor):
-                raise TypeError(
-                    f"sgd_step_: params[{i}] is a {type(p).__name__}; expected tensors such as "
-                    "model.parameters()"
-                )
+        for p in params:
             if p.grad is None:
                 continue
             p.sub_(p.grad, alpha=lr)
@@ -79,9 +87,15 @@ def sigmoid_plus_one(x: torch.Tensor) -> torch.Tensor:
     It is differentiable like `sigmoid(x) + 1`: `requires_grad` follows `x`, and a backward
     pass through it gives `x` the gradient of `sigmoid(x) + 1`. Neither `x` nor any tensor
     that autograd saved for that backward pass is changed.
+
+    `x` is a floating-point tensor whose values lie in [-10, 10]; anything but a floating-point
+    tensor is a TypeError (that check is written for you). Where `exp` overflows, far outside
+    that range, is not this kata's lesson, and nothing is promised there. The gradient is
+    checked in float32 and float64, where it can be told apart from rounding.
     """
-    # BEGIN SOLUTION
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"sigmoid_plus_one: x must be a tensor, not {type(x).__name__}")
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        what = f"a {x.dtype} tensor" if isinstance(x, torch.Tensor) else type(x).__name__
+        raise TypeError(f"sigmoid_plus_one: x must be a floating-point tensor, not {what}")
+    # BEGIN SOLUTION: compute sigmoid(x) + 1, leaving x and what autograd saved as they are
     return torch.sigmoid(x) + 1
     # END SOLUTION

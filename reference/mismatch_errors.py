@@ -2,7 +2,7 @@
 
 You moved the model to the GPU, started training, and got a RuntimeError. Nearly always one
 tensor is not where, or not what, the others are. This kata reads those errors as a person
-would, whatever release or build printed them, finds what is on the wrong device, and makes a
+would, whichever build printed them, finds what is on the wrong device, and makes a
 batch fit the model before the model sees it.
 """
 
@@ -35,6 +35,14 @@ _DEVICE = re.compile(
             r"are not at the same device",
             # torch/serialization.py: a GPU checkpoint loaded where that GPU does not exist.
             r"attempting to deserialize object on (?:a )?\w+ device",
+            # Many ATen checks: "index_add(): self, index and source expected to be in the same
+            # device", "on same device", sdpa's "to have the same device type", "must be on
+            # the same type of device"; and autograd's "Please ensure that the gradient and the
+            # tensor are on the same device".
+            r"(?:on|in|at|have) (?:the )?same (?:type of )?device",
+            # torch/nn/parallel/data_parallel.py: "module must have its parameters and buffers
+            # on device cuda:0 (device_ids[0]) but found one of them on device: cpu"
+            r"parameters and buffers on device",
         ]
     ),
     re.IGNORECASE,
@@ -53,6 +61,12 @@ _DTYPE = re.compile(
             r"can't be cast to the desired output type",  # "result type Float can't be cast to ..."
             r"to have (?:one of the following )?scalar types?",  # TensorUtils checkScalarType(s)
             r"input dtype \(.*\) does not match weight dtype",  # RNN (a ValueError)
+            r"same scalar type",  # "index_add_(): self (Float) and source (Double) must have ..."
+            r"\.dtype to be equal to \w+\.dtype",  # "scatter(): Expected self.dtype to be ..."
+            r"dtypes match",  # "Index put requires the source and destination dtypes match"
+            r"share (?:the )?same datatype",  # LayerNorm, BatchNorm: "mixed dtype (CPU): ..."
+            r"gradient with dtype",  # "attempting to assign a gradient with dtype 'double' ..."
+            r"type promoting not supported",  # "prelu: Type promoting not supported. Got ..."
         ]
     ),
     re.IGNORECASE,
@@ -91,10 +105,15 @@ def classify_error(err: BaseException) -> str:
       int32 target for a loss).
     - `"other"`: anything else, even when it mentions CUDA, a device or a type.
 
-    The answer must hold for the messages of CPU and CUDA builds, of today's releases and of
-    old ones, whatever the exception's type. A convolution's "Input type (A) and weight type
-    (B) should be the same" is a device mismatch when A and B are on different devices, and a
-    dtype mismatch otherwise. Anything that is not an exception is a TypeError.
+    The answer must hold for the messages that PyTorch's own checks print when the tensors of
+    one call do not agree in device or dtype: an op and its operands, a layer and its input, a
+    loss and its target, a parameter and the gradient assigned to it, `nn.DataParallel` and its
+    module, `torch.load` and the machine. It must hold for the wordings of torch 2.13's CPU and
+    CUDA builds, and for the older ones (back to torch 1.0) and the newer ones that the tests
+    quote from PyTorch's sources, whatever the exception's type. A convolution's "Input type
+    (A) and weight type (B) should be the same" is a device mismatch when A and B are on
+    different devices, and a dtype mismatch otherwise. Anything that is not an exception is a
+    TypeError (that check is written for you).
 
     Real messages from torch 2.13 on a CPU build, where the `meta` device plays the GPU (the
     tests check these, and the ones a CUDA build or an old release prints):
@@ -118,9 +137,9 @@ def classify_error(err: BaseException) -> str:
     and torch 2.15 puts the op's name in front of it ("mm: mat1 and mat2 shapes ...", and
     "addmm: ..." from `nn.Linear`).
     """
-    # BEGIN SOLUTION
     if not isinstance(err, BaseException):
         raise TypeError(f"classify_error(err={err!r}): err must be an exception")
+    # BEGIN SOLUTION: read the message, and decide which kind of mismatch it reports
     message = str(err)
     for pattern in _TYPE_PAIRS:
         pair = pattern.search(message)
@@ -134,13 +153,10 @@ def classify_error(err: BaseException) -> str:
     # END SOLUTION
 
 
-# BEGIN SOLUTION
 def _check_model(call: str, model) -> None:
+    """Refuse a model that is not an nn.Module (given: an argument check, not the lesson)."""
     if not isinstance(model, nn.Module):
         raise TypeError(f"{call}: model must be an nn.Module, not {type(model).__name__}")
-
-
-# END SOLUTION
 
 
 # BEGIN SOLUTION
@@ -188,10 +204,10 @@ def device_report(model: nn.Module, *inputs) -> dict[str, torch.device]:
     Every parameter and buffer of the model, under its qualified name (`"0.weight"`,
     `"1.running_mean"`), and every tensor input as `"input[i]"`, where `i` is its position
     among all the inputs. Inputs that are not tensors have no device and are left out. A
-    `model` that is not an `nn.Module` is a TypeError.
+    `model` that is not an `nn.Module` is a TypeError (that check is written for you).
     """
-    # BEGIN SOLUTION
     _check_model("device_report", model)
+    # BEGIN SOLUTION: name the device of everything the forward pass touches
     report = {name: p.device for name, p in model.named_parameters()}
     report.update({name: b.device for name, b in model.named_buffers()})
     for i, x in enumerate(inputs):
@@ -206,10 +222,10 @@ def find_mismatches(model: nn.Module, *inputs) -> list[str]:
 
     The model's device is the one device that all its parameters are on. A model without
     parameters, or with parameters on several devices, has none: a ValueError, which names
-    the devices. A `model` that is not an `nn.Module` is a TypeError.
+    the devices. A `model` that is not an `nn.Module` is a TypeError (written for you).
     """
-    # BEGIN SOLUTION
     _check_model("find_mismatches", model)
+    # BEGIN SOLUTION: find the model's one device, and what is not on it
     device = _model_device("find_mismatches", model)
     return [name for name, d in device_report(model, *inputs).items() if d != device]
     # END SOLUTION
@@ -223,10 +239,10 @@ def fix_inputs(model: nn.Module, *inputs) -> tuple:
     masks) keep their dtype, and anything that is not a tensor comes back as it is. An input
     that is already right comes back itself, not a copy, and the caller's tensors are never
     changed. A model without that one device, or whose floating parameters have several dtypes,
-    is a ValueError; a `model` that is not an `nn.Module`, a TypeError.
+    is a ValueError; a `model` that is not an `nn.Module`, a TypeError (written for you).
     """
-    # BEGIN SOLUTION
     _check_model("fix_inputs", model)
+    # BEGIN SOLUTION: make each input fit the model, leaving what already fits as it is
     device = _model_device("fix_inputs", model)
     dtype = _model_float_dtype("fix_inputs", model)
     fixed = []

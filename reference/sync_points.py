@@ -13,15 +13,22 @@ import torch
 from torch import nn
 
 
-# BEGIN SOLUTION
 def _model_device(model: nn.Module) -> torch.device:
+    """The device of the model's parameters (given: an argument check, not the lesson)."""
     try:
         return next(model.parameters()).device
     except StopIteration:
         raise ValueError("train_and_log: the model has no parameters to train") from None
 
 
-# END SOLUTION
+def _check_batch(i: int, x: object, y: object, device: torch.device) -> None:
+    """Refuse a batch that is not on the model's device (given)."""
+    for name, tensor in (("x", x), ("y", y)):
+        if isinstance(tensor, torch.Tensor) and tensor.device != device:
+            raise ValueError(
+                f"train_and_log: batch {i} has {name} on {tensor.device}, but the model is "
+                f"on {device}; move the data before the loop"
+            )
 
 
 def train_and_log(
@@ -36,17 +43,15 @@ def train_and_log(
     is done, and then once (no batches: `[]`, and nothing read at all). Each step trains on
     its batch as it arrives, from fresh gradients, and the log keeps no step's autograd graph
     alive. A batch on another device than the model raises ValueError naming both devices.
+
+    Written for you: the argument checks (`_model_device`, `_check_batch`) and a loop that
+    trains correctly, the one most tutorials show. It waits for the device at every step.
     """
-    # BEGIN SOLUTION
     device = _model_device(model)
+    # BEGIN SOLUTION: this loop waits for the device at every step; make it wait once
     losses: list[torch.Tensor] = []
     for i, (x, y) in enumerate(batches):
-        for name, tensor in (("x", x), ("y", y)):
-            if isinstance(tensor, torch.Tensor) and tensor.device != device:
-                raise ValueError(
-                    f"train_and_log: batch {i} has {name} on {tensor.device}, but the model is "
-                    f"on {device}; move the data before the loop"
-                )
+        _check_batch(i, x, y, device)
         loss = loss_fn(model(x), y)
         optimizer.zero_grad()
         loss.backward()
@@ -55,4 +60,14 @@ def train_and_log(
     if not losses:
         return []
     return torch.stack(losses).tolist()  # the one transfer (on a GPU, the one wait)
+    # STUB
+    # losses = []
+    # for i, (x, y) in enumerate(batches):
+    #     _check_batch(i, x, y, device)
+    #     loss = loss_fn(model(x), y)
+    #     optimizer.zero_grad()
+    #     loss.backward()
+    #     optimizer.step()
+    #     losses.append(loss.item())
+    # return losses
     # END SOLUTION

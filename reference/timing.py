@@ -18,13 +18,12 @@ from collections.abc import Callable
 
 import torch
 
-# BEGIN SOLUTION
-
 
 def _check(
     call: str, fns: tuple[object, ...], device: object, warmup: object, repeats: object
 ) -> torch.device:
-    """Refuse bad arguments before anything runs; return the parsed device."""
+    """Refuse bad arguments before anything runs; return the parsed device, with a bare
+    "cuda" pinned to the current GPU's index (given: argument checks, not the lesson)."""
     for name, value in (("warmup", warmup), ("repeats", repeats)):
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"{call}: {name} must be an int, not {type(value).__name__}")
@@ -56,6 +55,7 @@ def _check(
     return parsed
 
 
+# BEGIN SOLUTION
 def _time_one_call(fn: Callable[[], object], device: torch.device) -> float:
     """Seconds taken by one call of `fn`, including the GPU work it queued on `device`."""
     if device.type == "cuda":
@@ -101,9 +101,12 @@ def time_op(
     `device` is "cpu" or a CUDA device this machine has ("cuda" is the current one). Raises
     ValueError naming the argument, before `fn` is called at all, for `repeats` below 1,
     `warmup` below 0, or any other device.
+
+    Written for you: those argument checks (`_check`), which also give the device to time on
+    with its index (a bare "cuda" is the current GPU).
     """
-    # BEGIN SOLUTION
     target = _check("time_op", (fn,), device, warmup, repeats)
+    # BEGIN SOLUTION: warm up, then time each call on target, and summarise the times
     for _ in range(warmup):
         fn()
     samples = [_time_one_call(fn, target) for _ in range(repeats)]
@@ -130,9 +133,11 @@ def speedup(
     Arguments are checked as in `time_op`. If either median is 0 s (the function ran faster
     than the clock can tell), raises ValueError naming that function (`fn_a` or `fn_b`):
     a ratio with a zero in it measures the clock, not the functions.
+
+    Written for you: the argument checks (`_check`, as in `time_op`).
     """
-    # BEGIN SOLUTION
     target = _check("speedup", (fn_a, fn_b), device, warmup, repeats)
+    # BEGIN SOLUTION: warm both up, time them in a way a drifting machine cannot tilt, compare
     for _ in range(warmup):
         fn_a()
         fn_b()

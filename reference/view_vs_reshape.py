@@ -15,18 +15,40 @@ from __future__ import annotations
 import math
 
 # END SOLUTION
+import operator
 from collections.abc import Sequence
 
 import torch
 
 
-# BEGIN SOLUTION
 def _check_tensor(func: str, x: object) -> None:
+    """Refuse what is not a tensor (given: an argument check, not the lesson)."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{func}: x must be a torch.Tensor, not {type(x).__name__}")
 
 
-# END SOLUTION
+def _shape(shape: object) -> tuple[int, ...]:
+    """`shape` as a tuple of ints, from any spelling of one (given)."""
+    if isinstance(shape, int) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:  # any integer type spells a size: int, numpy's, a 0-d integer tensor
+        if not isinstance(shape, Sequence) or any(isinstance(s, bool) for s in shape):
+            raise TypeError
+        return tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise TypeError(f"view_or_copy: shape must be a sequence of ints, not {shape!r}") from None
+
+
+def _check_fits(x: torch.Tensor, shape: tuple[int, ...]) -> None:
+    """ValueError naming both shapes when `shape` cannot hold x's elements (given). It asks a
+    tensor on the `meta` device, which has a shape but no data, so nothing is copied."""
+    try:
+        torch.empty(x.shape, device="meta").view(shape)
+    except RuntimeError as err:
+        raise ValueError(
+            f"view_or_copy: cannot reshape x of shape {tuple(x.shape)} ({x.numel()} elements) "
+            f"into shape {shape}: {err}"
+        ) from None
 
 
 # BEGIN SOLUTION
@@ -45,14 +67,17 @@ def flatten_rows(x: torch.Tensor) -> torch.Tensor:
 
     The result shares `x`'s memory whenever some view of `x` has shape (N, W), and is a copy
     only when none has. A 0-d tensor has no rows: ValueError, saying that its shape is ().
+
+    Written for you: the argument checks (the 0-d ValueError, and a TypeError for what is not
+    a tensor).
     """
-    # BEGIN SOLUTION
     _check_tensor("flatten_rows", x)
     if x.dim() == 0:
         raise ValueError(
             f"flatten_rows: x has shape {tuple(x.shape)} (a 0-d tensor); "
             "expected at least one dimension, the rows (N, ...)"
         )
+    # BEGIN SOLUTION: give x the shape (N, W), sharing its memory whenever that is possible
     rows = x.shape[0]
     width = math.prod(x.shape[1:])  # not -1: reshape(0, -1) is ambiguous and raises
     return x.reshape(rows, width)  # a view exactly when x.view(rows, width) would work
@@ -64,25 +89,19 @@ def view_or_copy(x: torch.Tensor, shape: Sequence[int]) -> tuple[torch.Tensor, b
 
     `result` has `x`'s values in `shape`. It shares `x`'s memory whenever some view of `x` has
     that shape, and is a copy only when none has. `shares` is a bool, True exactly when
-    `result` uses `x`'s memory, so that writing through it changes `x`. A shape that cannot
-    hold `x`'s elements raises ValueError naming both shapes.
+    `result` uses `x`'s memory, so that writing through it changes `x`; an `x` with no
+    elements has no memory to share, and `shares` may then be either. `shape` is a sequence of
+    integers (Python's, NumPy's, or a `torch.Size`). A shape that cannot hold `x`'s elements
+    raises ValueError naming both shapes.
+
+    Written for you: the argument checks, reading `shape`, and the ValueError for a shape that
+    does not fit.
     """
-    # BEGIN SOLUTION
     _check_tensor("view_or_copy", x)
-    if isinstance(shape, int) and not isinstance(shape, bool):
-        shape = (shape,)
-    if not isinstance(shape, Sequence) or not all(
-        isinstance(s, int) and not isinstance(s, bool) for s in shape
-    ):
-        raise TypeError(f"view_or_copy: shape must be a sequence of ints, not {shape!r}")
-    shape = tuple(shape)
-    try:
-        result = x.reshape(shape)
-    except RuntimeError as err:
-        raise ValueError(
-            f"view_or_copy: cannot reshape x of shape {tuple(x.shape)} ({x.numel()} elements) "
-            f"into shape {shape}: {err}"
-        ) from None
+    shape = _shape(shape)
+    _check_fits(x, shape)
+    # BEGIN SOLUTION: reshape x, and find out whether the result really uses x's memory
+    result = x.reshape(shape)
     return result, _shares_storage(result, x)
     # END SOLUTION
 
@@ -92,9 +111,10 @@ def ensure_contiguous(x: torch.Tensor) -> torch.Tensor:
     contiguous copy with the same values.
 
     Row-major is the default memory format: an expanded tensor (elements shared by several
-    indices) or a channels_last one is not row-major, and gets copied.
+    indices) or a channels_last one is not row-major, and gets copied. The argument check is
+    written for you.
     """
-    # BEGIN SOLUTION
     _check_tensor("ensure_contiguous", x)
+    # BEGIN SOLUTION: return x, or a row-major copy of it
     return x.contiguous()
     # END SOLUTION

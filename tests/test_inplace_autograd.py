@@ -42,14 +42,14 @@ KNOWN_ERRORS = (
     (
         "leaf Variable that requires grad",
         "changed in place a leaf tensor that requires grad (a parameter, or the input x) while "
-        "autograd was recording. Update parameters inside `with torch.no_grad():`, and never "
-        "change an input in place",
+        "autograd was recording: recorded, the change would become part of the graph, and the "
+        "leaf would no longer be the tensor whose gradient backward() computes",
         2,
     ),
     (
         "modified by an inplace operation",
         "changed in place a tensor that autograd had saved for backward (here, sigmoid's "
-        "output). torch only notices when backward() runs; compute a new tensor instead",
+        "output). torch only notices when backward() runs, by the tensor's version counter",
         1,
     ),
     (
@@ -197,9 +197,9 @@ def test_init_constant_sets_every_parameter_in_place(kata, device, data, value):
         )
         assert p._version > version, say(
             call,
-            f"set {name} without bumping its version counter (_version stayed {version}): "
-            "that is what a write through `.data` does, and it hides in-place changes from "
-            "autograd. Write under `torch.no_grad()` instead",
+            f"set {name} without bumping its version counter (_version stayed {version}): the "
+            "values changed, but autograd was not told, as with a write through `.data`; a "
+            "tensor autograd saved could then change with no error, only wrong gradients",
             hint=2,
         )
         assert p.is_leaf and p.grad_fn is None, say(
@@ -283,8 +283,9 @@ def test_sgd_step_updates_each_parameter_in_place(kata, device, data, lr):
         assert p._version > version, say(
             call,
             f"updated params[{i}] without bumping its version counter (_version stayed "
-            f"{version}): a write through `.data` is invisible to autograd. Update under "
-            "`torch.no_grad()` instead",
+            f"{version}): the values changed, but autograd was not told, as with a write "
+            "through `.data`; a tensor autograd saved could then change with no error, only "
+            "wrong gradients",
             hint=2,
         )
 
@@ -359,7 +360,7 @@ def test_sgd_step_accepts_a_generator(kata, device, data, lr):
         assert p._version > version, say(
             call,
             f"updated {name} without bumping its version counter (_version stayed {version}): "
-            "a write through `.data` is invisible to autograd. Update under `torch.no_grad()`",
+            "the values changed, but autograd was not told, as with a write through `.data`",
             hint=2,
         )
         assert grad_is_cleared(p), say(
@@ -413,8 +414,13 @@ def test_sgd_step_trains_a_model_for_two_steps(kata, device, data, lr):
 # --- sigmoid_plus_one ---------------------------------------------------------------------------
 
 
-def leaf(shape, dtype, seed, device, requires_grad=True) -> torch.Tensor:
-    return make_tensor(shape, dtype, seed, device).requires_grad_(requires_grad)
+RANGE = 10.0  # the contract: x's values lie in [-RANGE, RANGE]
+spreads = st.sampled_from([1.0, 3.0, 6.0])  # scales of randn: up to the ends of the range
+
+
+def leaf(shape, dtype, seed, device, requires_grad=True, spread=1.0) -> torch.Tensor:
+    x = (make_tensor(shape, torch.float64, seed) * spread).clamp(-RANGE, RANGE)
+    return x.to(device, dtype).requires_grad_(requires_grad)
 
 
 def assert_in_graph(call: str, out) -> None:
@@ -432,9 +438,10 @@ def assert_in_graph(call: str, out) -> None:
     dtype=st.sampled_from([torch.float32, torch.float64, torch.float16, torch.bfloat16]),
     seed=seeds,
     requires_grad=st.booleans(),
+    spread=spreads,
 )
-def test_sigmoid_plus_one_values(kata, device, shape, dtype, seed, requires_grad):
-    x = leaf(shape, dtype, seed, device, requires_grad)
+def test_sigmoid_plus_one_values(kata, device, shape, dtype, seed, requires_grad, spread):
+    x = leaf(shape, dtype, seed, device, requires_grad, spread)
     call = (
         f"sigmoid_plus_one(x) for x of shape {tuple(shape)}, {dtype}, requires_grad={requires_grad}"
     )
@@ -456,9 +463,9 @@ def test_sigmoid_plus_one_values(kata, device, shape, dtype, seed, requires_grad
     )
 
 
-@given(shape=shapes(max_dims=3), dtype=float_dtypes, seed=seeds)
-def test_sigmoid_plus_one_gradient_is_analytic(kata, device, shape, dtype, seed):
-    x = leaf(shape, dtype, seed, device)
+@given(shape=shapes(max_dims=3), dtype=float_dtypes, seed=seeds, spread=spreads)
+def test_sigmoid_plus_one_gradient_is_analytic(kata, device, shape, dtype, seed, spread):
+    x = leaf(shape, dtype, seed, device, spread=spread)
     upstream = make_tensor(shape, dtype, seed + 1, device)
     call = f"sigmoid_plus_one(x).backward(g) for x of shape {tuple(shape)}, {dtype}"
     with explained(call, hint=4):
@@ -531,3 +538,49 @@ def test_sigmoid_plus_one_leaves_x_alone(kata, device, shape, dtype, seed):
     s = torch.sigmoid(2 * w.detach())
     want = 2 * upstream * s * (1 - s)
     check_close(call, w.grad, want, "gave w.grad != 2 * g * s * (1 - s), s = sigmoid(2w)", hint=4)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_sigmoid_plus_one_over_its_whole_range(kata, device, dtype):
+    """The ends of the contract's range, [-10, 10], and points between, at once."""
+    x = torch.linspace(-RANGE, RANGE, 41, dtype=dtype, device=device).requires_grad_()
+    call = f"sigmoid_plus_one(x) for x = torch.linspace(-10, 10, 41), {dtype}"
+    with explained(call, hint=4):
+        out = kata.sigmoid_plus_one(x)
+    s = torch.sigmoid(x.detach())
+    check_close(call, getattr(out, "detach", lambda: out)(), s + 1, "returned wrong values", hint=4)
+    assert_in_graph(call, out)
+    with explained(f"{call}, then backward()", hint=4):
+        out.backward(torch.ones_like(s))
+    check_close(call, x.grad, s * (1 - s), "gave x.grad != s * (1 - s), s = sigmoid(x)", hint=4)
+
+
+NOT_FLOATING = {
+    "an int64 tensor": lambda: torch.arange(3),
+    "a bool tensor": lambda: torch.tensor([True, False]),
+    "a complex64 tensor": lambda: torch.ones(2, dtype=torch.complex64),
+    "a list of floats": lambda: [0.5, 1.0],
+    "a Python float": lambda: 0.5,
+}
+
+
+@pytest.mark.given
+@pytest.mark.parametrize("what", NOT_FLOATING)
+def test_sigmoid_plus_one_refuses_what_is_not_a_floating_tensor(kata, what):
+    with say.raises(TypeError, f"sigmoid_plus_one(x) for x {what}", hint=4):
+        kata.sigmoid_plus_one(NOT_FLOATING[what]())
+
+
+BAD_ARGUMENTS = {
+    "init_constant_ of a state_dict": lambda k: k.init_constant_(nn.Linear(2, 2).state_dict(), 1.0),
+    "init_constant_ to True": lambda k: k.init_constant_(nn.Linear(2, 2), True),
+    "init_constant_ to '0.5'": lambda k: k.init_constant_(nn.Linear(2, 2), "0.5"),
+    "sgd_step_ with lr=None": lambda k: k.sgd_step_([nn.Parameter(torch.ones(2))], None),
+}
+
+
+@pytest.mark.given
+@pytest.mark.parametrize("what", BAD_ARGUMENTS)
+def test_bad_arguments_are_type_errors(kata, what):
+    with say.raises(TypeError, what, hint=3):
+        BAD_ARGUMENTS[what](kata)

@@ -18,6 +18,7 @@ import itertools
 import math
 import re
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given
@@ -287,6 +288,7 @@ def test_flatten_rows_handles_empty_tensors(kata, shape, data):
     )
 
 
+@pytest.mark.given
 def test_flatten_rows_rejects_a_0d_tensor(kata):
     x = torch.tensor(3.0)
     with say.raises(ValueError, "flatten_rows(torch.tensor(3.0))", hint=3) as raised:
@@ -399,6 +401,47 @@ def test_view_or_copy_writes_reach_x_only_when_it_says_so(kata, device, data):
         )
 
 
+EMPTY = {
+    "torch.empty(0, 3)": lambda: torch.empty(0, 3),
+    "torch.empty(0, 3).t()": lambda: torch.empty(0, 3).t(),
+    "torch.empty(2, 0, 3).transpose(0, 2)": lambda: torch.empty(2, 0, 3).transpose(0, 2),
+}
+
+
+@pytest.mark.parametrize("what", EMPTY)
+@pytest.mark.parametrize("shape", [(-1,), (3, 0), (1, 0, 3)])
+def test_view_or_copy_handles_empty_tensors(kata, what, shape):
+    """No elements, no memory to share: `shares` may be either, but must be a bool."""
+    x = EMPTY[what]()
+    call = f"view_or_copy({what}, {shape})"
+    result, flag = unpack(
+        call, say.call(call, kata.view_or_copy, x, shape, hint=2, expected="a result")
+    )
+    check_tensor(call, result, x.reshape(shape), hint=3)
+    assert isinstance(flag, bool), say(
+        call, f"returned {flag!r} ({type(flag).__name__}) as `shares`; expected a bool", hint=3
+    )
+
+
+SPELLINGS = {
+    "a list": lambda n: [n],
+    "a torch.Size": lambda n: torch.Size([n]),
+    "numpy integers": lambda n: (np.int64(n),),
+}
+
+
+@pytest.mark.parametrize("spelling", SPELLINGS)
+def test_view_or_copy_takes_any_spelling_of_a_shape(kata, spelling):
+    x = torch.arange(12).reshape(3, 4).t()
+    shape = SPELLINGS[spelling](12)
+    call = f"view_or_copy(x of shape (4, 3), transposed, {shape!r}), the shape as {spelling}"
+    result, _ = unpack(
+        call, say.call(call, kata.view_or_copy, x, shape, hint=2, expected="a result")
+    )
+    check_tensor(call, result, x.reshape(12), hint=3)
+
+
+@pytest.mark.given
 @given(data=st.data())
 def test_view_or_copy_rejects_a_shape_that_does_not_fit(kata, data):
     kind, x = data.draw(inputs(), label="x")

@@ -7,6 +7,14 @@ from __future__ import annotations
 
 import torch
 
+from reference.inplace_autograd import _check_number
+
+
+def _given_checks(model, value):
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"init_constant_: model must be an nn.Module, not {type(model).__name__}")
+    _check_number("init_constant_", "value", value)
+
 
 @torch.no_grad()
 def _fill(p, value):
@@ -20,15 +28,19 @@ def _step(p, lr):
 
 
 def init_constant_(model, value):
+    _given_checks(model, value)  # the stub's given code
     for p in model.parameters():
         _fill(p, value)
     return model
 
 
 def sgd_step_(params, lr):
+    _check_number("sgd_step_", "lr", lr)  # the stub's given code
     for p in [p for p in params if p.grad is not None]:
         _step(p, lr)
 
 
 def sigmoid_plus_one(x):
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        raise TypeError("sigmoid_plus_one: x must be a floating-point tensor")
     return 1 + torch.special.expit(x)

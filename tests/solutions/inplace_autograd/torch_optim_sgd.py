@@ -8,8 +8,17 @@ from __future__ import annotations
 
 import torch
 
+from reference.inplace_autograd import _check_number
+
+
+def _given_checks(model, value):
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"init_constant_: model must be an nn.Module, not {type(model).__name__}")
+    _check_number("init_constant_", "value", value)
+
 
 def init_constant_(model, value):
+    _given_checks(model, value)  # the stub's given code
     with torch.no_grad():
         for module in model.modules():
             for p in module.parameters(recurse=False):
@@ -18,6 +27,7 @@ def init_constant_(model, value):
 
 
 def sgd_step_(params, lr):
+    _check_number("sgd_step_", "lr", lr)  # the stub's given code
     with_grad = [p for p in params if p.grad is not None]
     if not with_grad:
         return
@@ -27,4 +37,6 @@ def sgd_step_(params, lr):
 
 
 def sigmoid_plus_one(x):
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        raise TypeError("sigmoid_plus_one: x must be a floating-point tensor")
     return torch.sigmoid(x) + torch.ones_like(x)

@@ -19,13 +19,21 @@ _RULES = [
     (re.compile(r"expected object of scalar type", re.I), "dtype"),
     (re.compile(r"expected object of (device type|backend)", re.I), "device"),
     (
-        re.compile(r"same (common )?device|expected device|not on the expected device", re.I),
+        re.compile(
+            r"same (common |type of )?device|expected device|not on the expected device"
+            r"|parameters and buffers on device",
+            re.I,
+        ),
         "device",
     ),
     (re.compile(r"is on cpu, but expected \w+ to be on gpu", re.I), "device"),
     (re.compile(r"deserialize object on", re.I), "device"),
     (
-        re.compile(r"same dtype|scalar types?\b|found dtype|target dtype|weight dtype", re.I),
+        re.compile(
+            r"same dtype|scalar types?\b|found dtype|target dtype|weight dtype|dtype to be equal"
+            r"|dtypes match|same datatype|gradient with dtype|type promoting",
+            re.I,
+        ),
         "dtype",
     ),
     (re.compile(r"cast to the desired output type", re.I), "dtype"),

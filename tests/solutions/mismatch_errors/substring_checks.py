@@ -20,6 +20,10 @@ DEVICE_PHRASES = (
     "but expected them to be on gpu",
     "are not at the same device",
     "attempting to deserialize object on",
+    "in the same device",
+    "on the same device",
+    "same device type",
+    "parameters and buffers on device",
 )
 DTYPE_PHRASES = (
     "same dtype",
@@ -32,6 +36,12 @@ DTYPE_PHRASES = (
     "following scalar types",
     "to have scalar type",
     "does not match weight dtype",
+    "same scalar type",
+    "dtype to be equal to",
+    "dtypes match",
+    "share same datatype",
+    "gradient with dtype",
+    "type promoting not supported",
 )
 GPU_WORDS = ("cuda", "hip", "mps", "xpu", "meta")
 
