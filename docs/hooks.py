@@ -26,10 +26,13 @@ How code is shown, on every page (pages need not do anything for it):
 - The output of an executed block (markdown-exec, `result="..."`) is put in a `.result` box
   (`source="above"` becomes markdown-exec's `source="block"`; an output without its source is
   wrapped), which docs/stylesheets/katas.css labels "Output" and wraps instead of cutting.
-- No code is cut off: a line too long for the column wraps, and its continuation is indented
-  four columns deeper than the line itself (a hanging indent, as editors soft-wrap). Each line
-  is a span (pymdownx.highlight `line_spans`); `on_page_content` gives each indented line its
-  depth, `--i`, which docs/stylesheets/katas.css turns into the hanging indent.
+- No code is cut off: a line too long for the column wraps, at a space or between two tokens
+  (`on_page_content` puts a `<wbr>` where two highlighted tokens touch, so `np.empty(0)` wraps
+  as `np.empty(` / `0)` or `np` / `.empty(0)`, never `np.empt` / `y(0)`), and its
+  continuation is indented four columns deeper than the line itself, with a bar beside it
+  that marks it as a continuation, not a nested block. Each line is a span
+  (pymdownx.highlight `line_spans`); `on_page_content` gives each indented line its depth,
+  `--i`, which docs/stylesheets/katas.css turns into the hanging indent and the bar.
 """
 
 from __future__ import annotations
@@ -97,16 +100,28 @@ def repo_url() -> str:
 
 
 def _get_the_code() -> str:
-    """`<!-- get-the-code -->`: how to get the code, honestly, with or without an address."""
+    """`<!-- get-the-code -->`: how to get the code, honestly, with or without an address.
+    Every page that tells a reader to get the code holds this marker (Getting started, GPU
+    hosts): one text, and a `git clone` line only where there is an address to clone."""
     url = repo_url()
     if url:
-        return f"```bash\ngit clone {url} pytorch-gpu-katas\ncd pytorch-gpu-katas\n```"
-    return (
-        "This copy of the site was built without a public address for the code, so it shows "
-        "no `git clone` line that would lead nowhere. Get the repository the way this site "
-        "reached you (a clone or an archive from your course, team or colleague), then open a "
-        "terminal in its folder, the one that holds `noxfile.py` and `katas/`."
-    )
+        how = [f"```bash\ngit clone {url} pytorch-gpu-katas\ncd pytorch-gpu-katas\n```"]
+    else:
+        how = [
+            "This copy of the site was built without the code's public address, so it shows no "
+            "`git clone` line that would lead nowhere. Where you find the code depends on how "
+            "you are reading this:",
+            "",
+            "- **Opened by `python -m katas docs`**: you have the code already. It is the "
+            "folder you ran that command in, the one that holds `noxfile.py` and `katas/`; "
+            "open a terminal there.",
+            "- **At an address someone gave you** (a course, a team, a colleague): ask them "
+            "for the repository, either its address, to run "
+            "`git clone <address> pytorch-gpu-katas`, or an archive of it, to unpack. Then "
+            "`cd pytorch-gpu-katas`, the folder that holds `noxfile.py`.",
+        ]
+    # A box of its own, so a test finds it on every page that holds the marker.
+    return "\n".join(['<div class="get-the-code" markdown="1">', "", *how, "", "</div>"])
 
 
 def on_post_build(config) -> None:
@@ -183,11 +198,17 @@ def _catalogue_list() -> str:
 
 
 def _replace_marker(markdown: str, marker: str, render) -> tuple[str, bool]:
-    """Replace `marker` where it stands alone on a line; leave a marker quoted in prose."""
-    pattern = re.compile(rf"^[ ]*{re.escape(marker)}[ ]*$", re.MULTILINE)
+    """Replace `marker` where it stands alone on a line, indented as the marker is (in a list
+    item or a tab); leave a marker quoted in prose."""
+    pattern = re.compile(rf"^(?P<indent>[ ]*){re.escape(marker)}[ ]*$", re.MULTILINE)
     if not pattern.search(markdown):
         return markdown, False
-    return pattern.sub(lambda _: render(), markdown), True
+
+    def indented(match: re.Match) -> str:
+        pad = match["indent"]
+        return "\n".join(pad + line if line else line for line in render().split("\n"))
+
+    return pattern.sub(indented, markdown), True
 
 
 # --- how code is shown ------------------------------------------------------------------------
@@ -387,6 +408,19 @@ def _search_forms(html: str) -> str:
     return _API_CODE.sub(forms, html)
 
 
+# Two highlighted tokens that touch, in a code block (Pygments' spans never nest; a line's
+# own span starts with an id, not a class). No break before closing punctuation (`f(x` / `)`)
+# nor after a dot: a chain wraps as `torch` / `.Tensor`, as one writes it over two lines.
+_TOUCHING_TOKENS = re.compile(r'(?<!\.)</span>(?=<span class="[\w ]+">(?![)\]},:;]))')
+_CODE_BLOCK = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
+
+
+def _token_breaks(html: str) -> str:
+    """A `<wbr>` between touching tokens of every code block: where a line must wrap, it
+    wraps at a token's edge. It adds no text, so copying and search see the code unchanged."""
+    return _CODE_BLOCK.sub(lambda block: _TOUCHING_TOKENS.sub("</span><wbr>", block[0]), html)
+
+
 def on_page_content(html: str, page, config, files) -> str:
     """Give each indented code line its depth (`--i`), for the hanging indent; then set the
     blocks left out of search aside until `on_page_context`.
@@ -397,6 +431,7 @@ def on_page_content(html: str, page, config, files) -> str:
     order change, the blocks are indexed whole and still left out by their attribute."""
     _freeze_survivors()  # once the page's executed blocks have run
     html = _LINE.sub(lambda m: f'{m[0]} style="--i:{len(m[2])}"', html)
+    html = _token_breaks(html)
     html = _identifiers_whole(html)
     html = _search_forms(html)
     aside = _set_aside[page.file.src_uri] = []
