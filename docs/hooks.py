@@ -28,7 +28,7 @@ How code is shown, on every page (pages need not do anything for it):
   wrapped), which docs/stylesheets/katas.css labels "Output" and wraps instead of cutting.
 - No code is cut off: a line too long for the column wraps, at a space or between two tokens
   (`on_page_content` puts a `<wbr>` where two highlighted tokens touch, so `np.empty(0)` wraps
-  as `np.empty(` / `0)` or `np` / `.empty(0)`, never `np.empt` / `y(0)`), and its
+  as `np.empty(` / `0)` or `np.` / `empty(0)`, never `np.empt` / `y(0)`), and its
   continuation is indented four columns deeper than the line itself, with a bar beside it
   that marks it as a continuation, not a nested block. Each line is a span
   (pymdownx.highlight `line_spans`); `on_page_content` gives each indented line its depth,
@@ -409,16 +409,28 @@ def _search_forms(html: str) -> str:
 
 
 # Two highlighted tokens that touch, in a code block (Pygments' spans never nest; a line's
-# own span starts with an id, not a class). No break before closing punctuation (`f(x` / `)`)
-# nor after a dot: a chain wraps as `torch` / `.Tensor`, as one writes it over two lines.
-_TOUCHING_TOKENS = re.compile(r'(?<!\.)</span>(?=<span class="[\w ]+">(?![)\]},:;]))')
+# own span starts with an id, not a class). No break before closing punctuation: `f(x` / `)`.
+_TOUCHING_TOKENS = re.compile(r'</span>(?=<span class="[\w ]+">(?![)\]},:;]))')
+# A short token (at most 16 characters, no space) with a character a browser may break after
+# (`->`, `"big-endian"`, `):`, `"(?<!\\d)"`): `nobreak` (docs/stylesheets/katas.css) keeps it
+# whole, and it always fits a row. A longer one may still break there rather than run past
+# the column.
+_BREAKABLE_TOKEN = re.compile(
+    r'<span class="([\w ]+)">(?=[^<\s]{0,15}[-?!/)\]}%|])(?=[^<\s]{2,16}</span>)'
+)
 _CODE_BLOCK = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
 
 
 def _token_breaks(html: str) -> str:
-    """A `<wbr>` between touching tokens of every code block: where a line must wrap, it
-    wraps at a token's edge. It adds no text, so copying and search see the code unchanged."""
-    return _CODE_BLOCK.sub(lambda block: _TOUCHING_TOKENS.sub("</span><wbr>", block[0]), html)
+    """A `<wbr>` between touching tokens of every code block, and short tokens marked whole:
+    where a line must wrap, it wraps at a token's edge. Neither adds text, so copying and
+    search see the code unchanged."""
+
+    def breaks(block: re.Match) -> str:
+        code = _TOUCHING_TOKENS.sub("</span><wbr>", block[0])
+        return _BREAKABLE_TOKEN.sub(r'<span class="\1 nobreak">', code)
+
+    return _CODE_BLOCK.sub(breaks, html)
 
 
 def on_page_content(html: str, page, config, files) -> str:
