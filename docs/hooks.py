@@ -49,6 +49,7 @@ import gc
 import os
 import re
 import sys
+from html import escape as html_escape
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -494,6 +495,30 @@ def _token_breaks(html: str) -> str:
     return _CODE_BLOCK.sub(breaks, html)
 
 
+_H1_END = re.compile(r"</h1>")
+
+
+def _discussion_terms(html: str, src: str) -> str:
+    """On a discussion page, its kata's `subject` and `resolves` (dojo/catalogue.toml), for the
+    search index only, in the page's first section (its title's): a search for what a kata is
+    about or what resolves it reaches the page that explains it, not only pages that use it.
+    `torch.cuda.synchronize` also gives `cuda.synchronize synchronize`. Set aside like the
+    shorter API forms (`_SEARCH_ONLY`), so the page shows none of it."""
+    if not src.startswith("discussions/"):
+        return html
+    kata = _catalogue.get(Path(src).stem)
+    words = []
+    for term in (*kata.subject, *kata.resolves):
+        parts = term.split(".")
+        words += [".".join(parts[i:]) for i in range(len(parts))]
+    if not words:
+        return html
+    terms = " ".join(dict.fromkeys(html_escape(w) for w in words))
+    return _H1_END.sub(
+        lambda m: f'{m[0]}<span class="search-only" hidden><sub>{terms}</sub></span>', html, 1
+    )
+
+
 def on_page_content(html: str, page, config, files) -> str:
     """Give each indented code line its depth (`--i`), for the hanging indent; then set the
     blocks left out of search aside until `on_page_context`.
@@ -507,6 +532,7 @@ def on_page_content(html: str, page, config, files) -> str:
     html = _token_breaks(html)
     html = _identifiers_whole(html)
     html = _search_forms(html)
+    html = _discussion_terms(html, page.file.src_uri)
     aside = _set_aside[page.file.src_uri] = []
 
     def set_aside(block: re.Match) -> str:

@@ -832,6 +832,69 @@ def test_a_search_result_opens_the_section_that_matched(base_url, browser):
         visit.close()
 
 
+# An API name a reader searches for, and the kata whose discussion explains it (issue 29).
+API_TEACHERS = [
+    ("synchronize", "sync_points"),
+    ("torch.cuda.synchronize", "sync_points"),
+    ("to_empty", "default_device"),
+    ("pin_memory", "pinned_dataloader"),
+]
+
+# Each result group: its page's path and the discussion label it shows, if any.
+RESULT_PAGES = """() => [...document.querySelectorAll('li.md-search-result__item')].map(item => {
+  const link = item.querySelector('a.md-search-result__link');
+  const label = item.querySelector('.kata-discussion-label');
+  const shown = label?.checkVisibility() ? label.textContent : '';
+  return {path: new URL(link.href).pathname, label: shown};
+})"""
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_an_api_name_finds_the_discussion_that_explains_it_labelled_as_one(
+    base_url, browser, screen
+):
+    """`synchronize`, `to_empty` and `pin_memory` did not bring the kata that teaches them
+    among the first three pages. A discussion page indexes its kata's `subject` and
+    `resolves` (docs/hooks.py), and docs/javascripts/search-sections.js labels every result
+    on a discussion page with its kata, so a reader knows the link resolves a kata."""
+    options = {"viewport": DESKTOP} if screen == "desktop" else {
+        "viewport": PHONE, "is_mobile": True, "has_touch": True
+    }  # fmt: skip
+    visit = Visit(browser, **options)
+    try:
+        page = visit.open(base_url, search_ready=True)
+        if screen == "phone":
+            page.locator("label.md-header__button[for=__search]").click()
+        box = page.locator("input.md-search__input")
+        meta = page.locator(".md-search-result__meta")
+        problems = []
+        for query, kata in API_TEACHERS:
+            box.fill("")
+            page.wait_for_function("m => !/\\d/.test(m.textContent)", arg=meta.element_handle())
+            box.type(query)
+            page.wait_for_function("m => /\\d/.test(m.textContent)", arg=meta.element_handle())
+            page.wait_for_timeout(100)  # the script labels the results after Material renders
+            groups = page.evaluate(RESULT_PAGES)
+            top = [g["path"] for g in groups[:3]]
+            wanted = f"/discussions/{kata}/"
+            if not any(path.endswith(wanted) for path in top):
+                problems.append(f"{query!r}: the first three pages are {top}, not {wanted}")
+            for group in groups:
+                discussion = "/discussions/" in group["path"]
+                if discussion and not group["label"].startswith("Discussion of kata "):
+                    problems.append(f"{query!r}: {group['path']} has no discussion label")
+                if not discussion and group["label"]:
+                    problems.append(f"{query!r}: {group['path']} is labelled {group['label']!r}")
+            number = next(k.number for k in KATAS if k.name == kata)
+            labels = [g["label"] for g in groups if g["path"].endswith(wanted)]
+            if labels and not labels[0].startswith(f"Discussion of kata {number}, "):
+                problems.append(f"{query!r}: {wanted} is labelled {labels[0]!r}")
+        assert not problems, "\n".join(problems)
+        assert not visit.errors + visit.off_host, visit.errors + visit.off_host
+    finally:
+        visit.close()
+
+
 # --- theme --------------------------------------------------------------------------------------
 
 
