@@ -427,6 +427,24 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
 
 # A highlighted line: its span, then maybe a token's opening span, then its leading spaces.
 _LINE = re.compile(r'<span id="__span-[\d-]+"(?=>((?:<span class="[\w ]+">)?)( +))')
+# An indented line's leading spaces, once it has its depth: a whitespace token of its own, or
+# the start of its text (or of its first token, a docstring's line).
+_LEADING = re.compile(
+    r'(<span id="__span-[\d-]+" style="--i:\d+">)'
+    r'(?:<span class="w">( +)</span>|(<span class="[\w ]+">)?( +))'
+)
+
+
+def _indentation(match: re.Match) -> str:
+    """Leading spaces in a span of class `indent`, where docs/stylesheets/katas.css allows no
+    break: a line whose first word does not fit the rest of its first row breaks inside it,
+    rather than leave that row empty and start on the next, deeper in."""
+    line, own, token, spaces = match.groups()
+    if own is not None:
+        return f'{line}<span class="w indent">{own}</span>'
+    return f'{line}{token or ""}<span class="indent">{spaces}</span>'
+
+
 # A block _fold_file left out of search. Its code cannot hold a literal </details>: the
 # highlighter escapes it.
 _NOT_SEARCHED_BLOCK = re.compile(
@@ -472,7 +490,9 @@ def _search_forms(html: str) -> str:
 
 # Two highlighted tokens that touch, in a code block (Pygments' spans never nest; a line's
 # own span starts with an id, not a class). No break before closing punctuation: `f(x` / `)`.
-_TOUCHING_TOKENS = re.compile(r'</span>(?=<span class="[\w ]+">(?![)\]},:;]))')
+# Nor after a token of spaces, which is a break opportunity of its own (and an indentation,
+# which must not break).
+_TOUCHING_TOKENS = re.compile(r'(?<! )</span>(?=<span class="[\w ]+">(?![)\]},:;]))')
 # A short token (at most 16 characters, no space) with a character a browser may break after
 # (`->`, `"big-endian"`, `):`, `"(?<!\\d)"`): `nobreak` (docs/stylesheets/katas.css) keeps it
 # whole, and it always fits a row. A longer one may still break there rather than run past
@@ -529,6 +549,7 @@ def on_page_content(html: str, page, config, files) -> str:
     order change, the blocks are indexed whole and still left out by their attribute."""
     _freeze_survivors()  # once the page's executed blocks have run
     html = _LINE.sub(lambda m: f'{m[0]} style="--i:{len(m[2])}"', html)
+    html = _LEADING.sub(_indentation, html)
     html = _token_breaks(html)
     html = _identifiers_whole(html)
     html = _search_forms(html)

@@ -299,6 +299,31 @@ WRAPPED_LINES = r"""() => {
   return report;
 }"""
 
+# Visible code lines whose first row does not start where their indentation ends (the
+# hanging indent, docs/stylesheets/katas.css, moved it), with where it starts, in columns.
+MISPLACED_LINES = """() => {
+  const lines = [...document.querySelectorAll('article pre > code > span[style*="--i:"]')]
+    .filter(line => !line.closest('details:not([open])') && !line.closest('.scrolls-sideways'))
+    .filter(line => line.checkVisibility());
+  const misplaced = lines.flatMap(line => {
+    const indent = parseInt(line.style.getPropertyValue('--i'));
+    // The line's first character that is not a space, wherever its token starts.
+    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+    let node, offset = -1;
+    while ((node = walker.nextNode()) && (offset = node.data.search(/\\S/)) < 0);
+    if (!node) return [];
+    const range = document.createRange();
+    range.setStart(node, offset);
+    range.setEnd(node, offset + 1);
+    const first = range.getBoundingClientRect();
+    const at = (first.left - line.getBoundingClientRect().left) / first.width;
+    return Math.abs(at - indent) > 0.5
+      ? [`${line.textContent.trim().slice(0, 50)} (indent ${indent}, at ${at.toFixed(1)})`]
+      : [];
+  });
+  return {checked: lines.length, misplaced};
+}"""
+
 # Pairs of texts in a diagram (inline SVG with role=img) that run into each other: level
 # texts (not a rotated axis title) on one row that overlap, or, for two tick labels of a
 # chart's axis (matplotlib's `xtick_N` groups), stand less than a third of their height apart
@@ -348,6 +373,7 @@ class PageReport:
     wrapped: list[dict] = field(default_factory=list)
     chart_collisions: list[str] = field(default_factory=list)
     code_sizes: dict[str, list[float]] = field(default_factory=dict)
+    indents: dict = field(default_factory=dict)
 
 
 def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[str, PageReport]:
@@ -382,6 +408,7 @@ def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[
         # Last, with every fold open: what a reader reveals reads like the rest.
         report.code_sizes = page.evaluate(CODE_SIZES)
         report.wrapped = page.evaluate(WRAPPED_LINES)
+        report.indents = page.evaluate(MISPLACED_LINES)
         report.errors = list(visit.errors)
         report.off_host = list(visit.off_host)
         reports[path] = report
@@ -524,6 +551,18 @@ def test_a_long_code_line_wraps_between_tokens_and_is_marked_as_continued(screen
     if screen == "on_phone":
         assert wrapped > 100, f"only {wrapped} wrapped code lines on a phone: vacuous?"
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
+
+
+@pytest.mark.parametrize("screen", ["on_desktop", "on_phone"])
+def test_a_code_line_starts_where_its_indentation_ends(screen, request):
+    """The hanging indent's cap (half the box) resolved differently for padding and
+    text-indent: in a fold on a phone, a line indented 12 columns started at 16."""
+    problems, checked = [], 0
+    for path, report in request.getfixturevalue(screen).items():
+        checked += report.indents["checked"]
+        problems += [f"/{path}: {line}" for line in report.indents["misplaced"]]
+    assert checked > 1000, f"only {checked} indented code lines checked: vacuous?"
+    assert not problems, f"{len(problems)} lines:\n" + "\n".join(problems[:40])
 
 
 @pytest.mark.parametrize("screen", ["on_desktop", "on_phone"])
