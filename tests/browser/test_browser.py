@@ -293,7 +293,8 @@ WRAPPED_LINES = r"""() => {
       text: line.textContent.trim().slice(0, 60),
       split,
       marked: style.backgroundImage.includes('linear-gradient')
-        && Math.abs(parseFloat(style.backgroundPositionY) - height) < 1,
+        && parseFloat(style.backgroundPositionY) >= height
+        && parseFloat(style.backgroundPositionY) < 1.5 * height,
     });
   }
   return report;
