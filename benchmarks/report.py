@@ -75,13 +75,31 @@ def results_table(data: Mapping) -> str:
 # --- drawing (matplotlib only from here on) ---------------------------------------------------
 
 
-def bytes_ticks(ax) -> None:
-    """Label a log2 x axis of bytes as 4 KiB, 1 MiB, ... instead of 2^12, 2^20."""
-    from matplotlib.ticker import FuncFormatter
+# At most this many byte sizes are labelled side by side; past it, every other one.
+BYTES_LABELS = 8
+
+
+def bytes_ticks(ax, sizes: Iterable[float]) -> None:
+    """Label a log2 x axis of bytes at the sizes measured, as 4 KiB, 1 MiB, ... instead of
+    2^12, 2^20.
+
+    matplotlib's own ticks fell every factor of 8 from the first size: "32 KiB" and "256 KiB"
+    ran into each other in a phone's column, and the last size measured, 64 MiB, had none.
+    Here every size measured has a tick, each label is the number over its unit (narrow enough
+    for 8 side by side in the site's panel), and past BYTES_LABELS sizes every other one is
+    labelled, counting back from the largest, so the end of the range always is."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     from benchmarks.timing import human_bytes
 
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: human_bytes(v)))
+    sizes = sorted(set(sizes))
+    step = 1 if len(sizes) <= BYTES_LABELS else 2
+    labelled = set(sizes[::-1][::step])
+    ax.xaxis.set_major_locator(FixedLocator(sizes))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(
+        FuncFormatter(lambda v, _: human_bytes(v).replace(" ", "\n") if v in labelled else "")
+    )
 
 
 def lines(
@@ -103,7 +121,7 @@ def lines(
         ax.fill_between(xs, [s["q1"] for s in stats], [s["q3"] for s in stats], alpha=0.25)
     ax.set_xscale("log", base=2)
     if bytes_axis:
-        bytes_ticks(ax)
+        bytes_ticks(ax, xs)
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)

@@ -221,7 +221,7 @@ def plot_h2d_bandwidth(ax, result: dict) -> None:
             label=f"PCIe gen {link['gen']} x{link['width']}",
         )
     ax.set_xscale("log", base=2)
-    bytes_ticks(ax)
+    bytes_ticks(ax, xs)
     ax.set_xlabel("bytes per copy")
     ax.set_ylabel("GB/s (median)")
     ax.set_title("host to device: pageable vs pinned")

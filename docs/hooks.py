@@ -33,10 +33,13 @@ How code is shown, on every page (pages need not do anything for it):
 - The output of an executed block (markdown-exec, `result="..."`) is put in a `.result` box
   (`source="above"` becomes markdown-exec's `source="block"`; an output without its source is
   wrapped), which docs/stylesheets/katas.css labels "Output" and wraps instead of cutting.
-- No code is cut off: a line too long for the column wraps, and its continuation is indented
-  four columns deeper than the line itself (a hanging indent, as editors soft-wrap). Each line
-  is a span (pymdownx.highlight `line_spans`); `on_page_content` gives each indented line its
-  depth, `--i`, which docs/stylesheets/katas.css turns into the hanging indent.
+- No code is cut off: a line too long for the column wraps, at a space or between two tokens
+  (`on_page_content` puts a `<wbr>` where two highlighted tokens touch, so `np.empty(0)` wraps
+  as `np.empty(` / `0)` or `np.` / `empty(0)`, never `np.empt` / `y(0)`), and its
+  continuation is indented four columns deeper than the line itself, with a bar beside it
+  that marks it as a continuation, not a nested block. Each line is a span
+  (pymdownx.highlight `line_spans`); `on_page_content` gives each indented line its depth,
+  `--i`, which docs/stylesheets/katas.css turns into the hanging indent and the bar.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ import gc
 import os
 import re
 import sys
+from html import escape as html_escape
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -104,16 +108,28 @@ def repo_url() -> str:
 
 
 def _get_the_code() -> str:
-    """`<!-- get-the-code -->`: how to get the code, honestly, with or without an address."""
+    """`<!-- get-the-code -->`: how to get the code, honestly, with or without an address.
+    Every page that tells a reader to get the code holds this marker (Getting started, GPU
+    hosts): one text, and a `git clone` line only where there is an address to clone."""
     url = repo_url()
     if url:
-        return f"```bash\ngit clone {url} pytorch-gpu-katas\ncd pytorch-gpu-katas\n```"
-    return (
-        "This copy of the site was built without a public address for the code, so it shows "
-        "no `git clone` line that would lead nowhere. Get the repository the way this site "
-        "reached you (a clone or an archive from your course, team or colleague), then open a "
-        "terminal in its folder, the one that holds `noxfile.py` and `katas/`."
-    )
+        how = [f"```bash\ngit clone {url} pytorch-gpu-katas\ncd pytorch-gpu-katas\n```"]
+    else:
+        how = [
+            "This copy of the site was built without the code's public address, so it shows no "
+            "`git clone` line that would lead nowhere. Where you find the code depends on how "
+            "you are reading this:",
+            "",
+            "- **Opened by `python -m katas docs`**: you have the code already. It is the "
+            "folder you ran that command in, the one that holds `noxfile.py` and `katas/`; "
+            "open a terminal there.",
+            "- **At an address someone gave you** (a course, a team, a colleague): ask them "
+            "for the repository, either its address, to run "
+            "`git clone <address> pytorch-gpu-katas`, or an archive of it, to unpack. Then "
+            "`cd pytorch-gpu-katas`, the folder that holds `noxfile.py`.",
+        ]
+    # A box of its own, so a test finds it on every page that holds the marker.
+    return "\n".join(['<div class="get-the-code" markdown="1">', "", *how, "", "</div>"])
 
 
 def on_post_build(config) -> None:
@@ -216,11 +232,17 @@ def _catalogue_list() -> str:
 
 
 def _replace_marker(markdown: str, marker: str, render) -> tuple[str, bool]:
-    """Replace `marker` where it stands alone on a line; leave a marker quoted in prose."""
-    pattern = re.compile(rf"^[ ]*{re.escape(marker)}[ ]*$", re.MULTILINE)
+    """Replace `marker` where it stands alone on a line, indented as the marker is (in a list
+    item or a tab); leave a marker quoted in prose."""
+    pattern = re.compile(rf"^(?P<indent>[ ]*){re.escape(marker)}[ ]*$", re.MULTILINE)
     if not pattern.search(markdown):
         return markdown, False
-    return pattern.sub(lambda _: render(), markdown), True
+
+    def indented(match: re.Match) -> str:
+        pad = match["indent"]
+        return "\n".join(pad + line if line else line for line in render().split("\n"))
+
+    return pattern.sub(indented, markdown), True
 
 
 # --- how code is shown ------------------------------------------------------------------------
@@ -409,6 +431,24 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
 
 # A highlighted line: its span, then maybe a token's opening span, then its leading spaces.
 _LINE = re.compile(r'<span id="__span-[\d-]+"(?=>((?:<span class="[\w ]+">)?)( +))')
+# An indented line's leading spaces, once it has its depth: a whitespace token of its own, or
+# the start of its text (or of its first token, a docstring's line).
+_LEADING = re.compile(
+    r'(<span id="__span-[\d-]+" style="--i:\d+">)'
+    r'(?:<span class="w">( +)</span>|(<span class="[\w ]+">)?( +))'
+)
+
+
+def _indentation(match: re.Match) -> str:
+    """Leading spaces in a span of class `indent`, where docs/stylesheets/katas.css allows no
+    break: a line whose first word does not fit the rest of its first row breaks inside it,
+    rather than leave that row empty and start on the next, deeper in."""
+    line, own, token, spaces = match.groups()
+    if own is not None:
+        return f'{line}<span class="w indent">{own}</span>'
+    return f'{line}{token or ""}<span class="indent">{spaces}</span>'
+
+
 # A block _fold_file left out of search. Its code cannot hold a literal </details>: the
 # highlighter escapes it.
 _NOT_SEARCHED_BLOCK = re.compile(
@@ -452,6 +492,57 @@ def _search_forms(html: str) -> str:
     return _API_CODE.sub(forms, html)
 
 
+# Two highlighted tokens that touch, in a code block (Pygments' spans never nest; a line's
+# own span starts with an id, not a class). No break before closing punctuation: `f(x` / `)`.
+# Nor after a token of spaces, which is a break opportunity of its own (and an indentation,
+# which must not break).
+_TOUCHING_TOKENS = re.compile(r'(?<! )</span>(?=<span class="[\w ]+">(?![)\]},:;]))')
+# A short token (at most 16 characters, no space) with a character a browser may break after
+# (`->`, `"big-endian"`, `):`, `"(?<!\\d)"`): `nobreak` (docs/stylesheets/katas.css) keeps it
+# whole, and it always fits a row. A longer one may still break there rather than run past
+# the column.
+_BREAKABLE_TOKEN = re.compile(
+    r'<span class="([\w ]+)">(?=[^<\s]{0,15}[-?!/)\]}%|])(?=[^<\s]{2,16}</span>)'
+)
+_CODE_BLOCK = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
+
+
+def _token_breaks(html: str) -> str:
+    """A `<wbr>` between touching tokens of every code block, and short tokens marked whole:
+    where a line must wrap, it wraps at a token's edge. Neither adds text, so copying and
+    search see the code unchanged."""
+
+    def breaks(block: re.Match) -> str:
+        code = _TOUCHING_TOKENS.sub("</span><wbr>", block[0])
+        return _BREAKABLE_TOKEN.sub(r'<span class="\1 nobreak">', code)
+
+    return _CODE_BLOCK.sub(breaks, html)
+
+
+_H1_END = re.compile(r"</h1>")
+
+
+def _discussion_terms(html: str, src: str) -> str:
+    """On a discussion page, its kata's `subject` and `resolves` (dojo/catalogue.toml), for the
+    search index only, in the page's first section (its title's): a search for what a kata is
+    about or what resolves it reaches the page that explains it, not only pages that use it.
+    `torch.cuda.synchronize` also gives `cuda.synchronize synchronize`. Set aside like the
+    shorter API forms (`_SEARCH_ONLY`), so the page shows none of it."""
+    if not src.startswith("discussions/"):
+        return html
+    kata = _catalogue.get(Path(src).stem)
+    words = []
+    for term in (*kata.subject, *kata.resolves):
+        parts = term.split(".")
+        words += [".".join(parts[i:]) for i in range(len(parts))]
+    if not words:
+        return html
+    terms = " ".join(dict.fromkeys(html_escape(w) for w in words))
+    return _H1_END.sub(
+        lambda m: f'{m[0]}<span class="search-only" hidden><sub>{terms}</sub></span>', html, 1
+    )
+
+
 def on_page_content(html: str, page, config, files) -> str:
     """Give each indented code line its depth (`--i`), for the hanging indent; then set the
     blocks left out of search aside until `on_page_context`.
@@ -465,8 +556,11 @@ def on_page_content(html: str, page, config, files) -> str:
     sys.excepthook = _excepthook[0]
     _freeze_survivors()  # once the page's executed blocks have run
     html = _LINE.sub(lambda m: f'{m[0]} style="--i:{len(m[2])}"', html)
+    html = _LEADING.sub(_indentation, html)
+    html = _token_breaks(html)
     html = _identifiers_whole(html)
     html = _search_forms(html)
+    html = _discussion_terms(html, page.file.src_uri)
     aside = _set_aside[page.file.src_uri] = []
 
     def set_aside(block: re.Match) -> str:

@@ -6,7 +6,12 @@
    the title, or presses Enter in the search box (which follows the first link), lands at the
    top of a long page. Here, a group's title link is pointed at its best-scoring link
    (`data-md-score`, which Material writes on each result) when that is not the page itself;
-   the section's own link stays where it is. */
+   the section's own link stays where it is.
+
+   Each kata has two pages: the kata page, read before the attempt, and its discussion, read
+   after (it holds the hints and the solution). A result on a discussion page says so, with
+   a label naming its kata ("Discussion of kata 10, Sync points"), taken from the site's
+   navigation, so a reader who has not done the kata knows what the link opens. */
 (function () {
   "use strict";
 
@@ -15,9 +20,34 @@
     return article ? parseFloat(article.dataset.mdScore) : -Infinity;
   }
 
+  // Each discussion page's address, and its kata as the navigation names it ("10. Sync points").
+  function discussions() {
+    const found = new Map();
+    document.querySelectorAll("nav.md-nav a.md-nav__link[href]").forEach((a) => {
+      const path = new URL(a.href, document.baseURI).pathname;
+      if (/\/discussions\/[^/]+\/$/.test(path)) found.set(path, a.textContent.trim());
+    });
+    return found;
+  }
+
+  let kataOf = null;
+
+  function label(item) {
+    const link = item.querySelector("a.md-search-result__link");
+    const path = link && new URL(link.href, document.baseURI).pathname;
+    if (!path || !/\/discussions\/[^/]+\/$/.test(path)) return;
+    kataOf ??= discussions();
+    const kata = (kataOf.get(path) ?? "").match(/^(\d+)\.\s*(.+)$/);
+    const tag = document.createElement("span");
+    tag.className = "kata-discussion-label";
+    tag.textContent = kata ? `Discussion of kata ${kata[1]}, ${kata[2]}` : "Discussion of a kata";
+    link.querySelector("article")?.prepend(tag);
+  }
+
   function retarget(item) {
     if (item.dataset.kataRetargeted) return;
     item.dataset.kataRetargeted = "1";
+    label(item);
     const links = [...item.querySelectorAll("a.md-search-result__link")];
     if (links.length < 2) return;
     const [title, ...sections] = links;

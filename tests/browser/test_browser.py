@@ -244,6 +244,107 @@ SIDEWAYS = """() => [...document.querySelectorAll('.md-typeset .scrolls-sideways
 OUTPUT_LABELS = """() => [...document.querySelectorAll('.md-typeset .result')]
   .map(box => getComputedStyle(box, '::before').content)"""
 
+# The font size of every code block, by where it is: "folded" (inside a fold: a stub, a test
+# file, a solution, an output), or "shown". Folds are opened first: what a reader reveals.
+CODE_SIZES = """() => {
+  document.querySelectorAll('article details').forEach(d => d.open = true);
+  const sizes = {folded: [], shown: []};
+  for (const code of document.querySelectorAll('article pre > code')) {
+    sizes[code.closest('details') ? 'folded' : 'shown']
+      .push(parseFloat(getComputedStyle(code).fontSize));
+  }
+  return sizes;
+}"""
+
+# Each table's scrolling box (Material's `.md-typeset__scrollwrap`): whether the table is
+# wider than it, the label its ::before shows, and whether it casts an edge shadow.
+TABLES = """() => [...document.querySelectorAll('article table:not([class])')].map(table => {
+  const box = table.closest('.md-typeset__scrollwrap') ?? table;
+  const style = getComputedStyle(box);
+  return {
+    head: table.querySelector('th')?.textContent.trim() ?? '?',
+    wide: box.scrollWidth > box.clientWidth + 1,
+    label: getComputedStyle(box, '::before').content,
+    shadow: style.backgroundImage.includes('radial-gradient'),
+  };
+})"""
+
+# Visible code lines that wrap: the tokens (with no space in them) split over two rows though
+# they would fit in one, and whether the line is marked as continued (docs/stylesheets/
+# katas.css: a bar one line down, beside the continuation rows).
+WRAPPED_LINES = r"""() => {
+  const lines = [...document.querySelectorAll('article pre > code > span[id^="__span-"]')]
+    .filter(line => !line.closest('details:not([open])') && !line.closest('.scrolls-sideways'))
+    .filter(line => line.checkVisibility());
+  const report = [];
+  for (const line of lines) {
+    const style = getComputedStyle(line);
+    const height = parseFloat(style.lineHeight);
+    if (line.getBoundingClientRect().height < 1.5 * height) continue;
+    const row = line.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const split = [...line.querySelectorAll('span[class]')]
+      .filter(token => !/\s/.test(token.textContent))
+      .filter(token => {
+        const rects = [...token.getClientRects()];
+        return rects.length > 1 && rects.reduce((sum, r) => sum + r.width, 0) < row - 1;
+      })
+      .map(token => token.textContent);
+    report.push({
+      text: line.textContent.trim().slice(0, 60),
+      split,
+      marked: style.backgroundImage.includes('linear-gradient')
+        && parseFloat(style.backgroundPositionY) >= height
+        && parseFloat(style.backgroundPositionY) < 1.5 * height,
+    });
+  }
+  return report;
+}"""
+
+# Visible code lines whose first row does not start where their indentation ends (the
+# hanging indent, docs/stylesheets/katas.css, moved it), with where it starts, in columns.
+MISPLACED_LINES = """() => {
+  const lines = [...document.querySelectorAll('article pre > code > span[style*="--i:"]')]
+    .filter(line => !line.closest('details:not([open])') && !line.closest('.scrolls-sideways'))
+    .filter(line => line.checkVisibility());
+  const misplaced = lines.flatMap(line => {
+    const indent = parseInt(line.style.getPropertyValue('--i'));
+    // The line's first character that is not a space, wherever its token starts.
+    const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+    let node, offset = -1;
+    while ((node = walker.nextNode()) && (offset = node.data.search(/\\S/)) < 0);
+    if (!node) return [];
+    const range = document.createRange();
+    range.setStart(node, offset);
+    range.setEnd(node, offset + 1);
+    const first = range.getBoundingClientRect();
+    const at = (first.left - line.getBoundingClientRect().left) / first.width;
+    return Math.abs(at - indent) > 0.5
+      ? [`${line.textContent.trim().slice(0, 50)} (indent ${indent}, at ${at.toFixed(1)})`]
+      : [];
+  });
+  return {checked: lines.length, misplaced};
+}"""
+
+# Pairs of texts in a diagram (inline SVG with role=img) that run into each other: level
+# texts (not a rotated axis title) on one row that overlap, or, for two tick labels of a
+# chart's axis (matplotlib's `xtick_N` groups), stand less than a third of their height apart
+# ("32 KiB256 KiB" touched, 2 px apart, without overlapping).
+CHART_COLLISIONS = """() => [...document.querySelectorAll('article svg[role=img]')].flatMap(svg => {
+  const texts = [...svg.querySelectorAll('text')]
+    .filter(t => t.textContent.trim() && Math.abs(t.getCTM().b) < 1e-6)
+    .map(t => [t.textContent.trim(), t.getBoundingClientRect(), !!t.closest('g[id*="tick_"]')]);
+  const hits = [];
+  texts.forEach(([a, r, tickA], i) => texts.slice(i + 1).forEach(([b, s, tickB]) => {
+    const height = Math.min(r.height, s.height);
+    const row = Math.min(r.bottom, s.bottom) - Math.max(r.top, s.top);
+    const gap = Math.max(s.left - r.right, r.left - s.right);
+    if (row > height / 2 && gap < (tickA && tickB ? height / 3 : 0)) {
+      hits.push(`${svg.querySelector('title')?.textContent}: ${a} / ${b} (${gap.toFixed(1)} px)`);
+    }
+  }));
+  return hits;
+})"""
+
 
 @dataclass
 class Fold:
@@ -269,6 +370,11 @@ class PageReport:
     diagrams: list[dict] = field(default_factory=list)
     broken_identifiers: list[str] = field(default_factory=list)
     sideways: list[dict] = field(default_factory=list)
+    tables: list[dict] = field(default_factory=list)
+    wrapped: list[dict] = field(default_factory=list)
+    chart_collisions: list[str] = field(default_factory=list)
+    code_sizes: dict[str, list[float]] = field(default_factory=dict)
+    indents: dict = field(default_factory=dict)
 
 
 def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[str, PageReport]:
@@ -289,6 +395,8 @@ def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[
         report.diagrams = page.evaluate(DIAGRAMS)
         report.broken_identifiers = page.evaluate(BROKEN_IDENTIFIERS)
         report.sideways = page.evaluate(SIDEWAYS)
+        report.tables = page.evaluate(TABLES)
+        report.chart_collisions = page.evaluate(CHART_COLLISIONS)
         if click and path.startswith(("katas/", "discussions/")):
             before = page.evaluate(FOLDS)
             for summary in page.locator(f"{FOLD} > summary").all():
@@ -298,6 +406,10 @@ def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[
                 Fold(b["kind"], b["title"], b["shown"], a["open"], a["shown"])
                 for b, a in zip(before, after, strict=True)
             ]
+        # Last, with every fold open: what a reader reveals reads like the rest.
+        report.code_sizes = page.evaluate(CODE_SIZES)
+        report.wrapped = page.evaluate(WRAPPED_LINES)
+        report.indents = page.evaluate(MISPLACED_LINES)
         report.errors = list(visit.errors)
         report.off_host = list(visit.off_host)
         reports[path] = report
@@ -379,6 +491,92 @@ def test_tabular_output_keeps_its_columns_on_a_phone_and_says_it_scrolls(on_phon
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.parametrize("screen", ["on_desktop", "on_phone"])
+def test_a_table_wider_than_its_column_says_so(screen, request):
+    """On a phone, Getting started's, GPU hosts' and Benchmarks' tables were cut at their last
+    column with nothing to say so. docs/javascripts/wide-tables.js marks a table's box when it
+    scrolls; it then shows a label and a shadow at the hidden edge. A table that fits shows
+    neither."""
+    reports = request.getfixturevalue(screen)
+    problems, wide_on = [], set()
+    for path, report in reports.items():
+        for table in report.tables:
+            cued = "scroll sideways" in table["label"]
+            if table["wide"]:
+                wide_on.add(path)
+                if not cued or not table["shadow"]:
+                    problems.append(
+                        f"/{path}: the table headed {table['head']!r} is wider than its column "
+                        f"with no cue (label {table['label']}, shadow {table['shadow']})"
+                    )
+            elif cued:
+                problems.append(f"/{path}: the table headed {table['head']!r} fits, yet is cued")
+    assert not problems, "\n".join(problems)
+    if screen == "on_phone":
+        expected = {"getting-started/", "gpu-hosts/", "benchmarks/"}
+        assert expected <= wide_on, f"wide tables on a phone: {sorted(wide_on)}: is it vacuous?"
+
+
+@pytest.mark.parametrize("screen", ["on_desktop", "on_phone"])
+def test_revealed_code_reads_at_the_size_of_the_other_code(screen, request):
+    """Code in a fold (a stub, a test file, a solution, an output) was 10.2 px on a phone,
+    against 12.8 px for the code on the page: Material's folds set smaller type."""
+    problems, folded = [], 0
+    for path, report in request.getfixturevalue(screen).items():
+        sizes = report.code_sizes
+        folded += len(sizes["folded"])
+        for size in set(sizes["folded"] + sizes["shown"]):
+            if size < 12.5:
+                problems.append(f"/{path}: code at {size} px")
+        if sizes["folded"] and sizes["shown"] and set(sizes["folded"]) != set(sizes["shown"]):
+            problems.append(
+                f"/{path}: folded code at {sorted(set(sizes['folded']))} px, the rest at "
+                f"{sorted(set(sizes['shown']))} px"
+            )
+    assert folded > 50, f"only {folded} folded code blocks: are the folds still <details>?"
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("screen", ["on_desktop", "on_phone"])
+def test_a_long_code_line_wraps_between_tokens_and_is_marked_as_continued(screen, request):
+    """A wrapped line broke inside a name (`np.empt` / `y(0)`), and its hanging indent read as
+    Python indentation. docs/hooks.py lets a line break between tokens; docs/stylesheets/
+    katas.css marks its continuation rows with a bar."""
+    problems, wrapped = [], 0
+    for path, report in request.getfixturevalue(screen).items():
+        for line in report.wrapped:
+            wrapped += 1
+            problems += [f"/{path}: {token!r} split in {line['text']!r}" for token in line["split"]]
+            if not line["marked"]:
+                problems.append(f"/{path}: {line['text']!r} wraps with no continuation mark")
+    if screen == "on_phone":
+        assert wrapped > 100, f"only {wrapped} wrapped code lines on a phone: vacuous?"
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:40])
+
+
+@pytest.mark.parametrize("screen", ["on_desktop", "on_phone"])
+def test_a_code_line_starts_where_its_indentation_ends(screen, request):
+    """The hanging indent's cap (half the box) resolved differently for padding and
+    text-indent: in a fold on a phone, a line indented 12 columns started at 16."""
+    problems, checked = [], 0
+    for path, report in request.getfixturevalue(screen).items():
+        checked += report.indents["checked"]
+        problems += [f"/{path}: {line}" for line in report.indents["misplaced"]]
+    assert checked > 1000, f"only {checked} indented code lines checked: vacuous?"
+    assert not problems, f"{len(problems)} lines:\n" + "\n".join(problems[:40])
+
+
+@pytest.mark.parametrize("screen", ["on_desktop", "on_phone"])
+def test_no_text_of_a_chart_runs_into_another(screen, request):
+    """The benchmark charts' byte axis read "32 KiB256 KiB" (benchmarks/report.py)."""
+    problems = [
+        f"/{path}: {hit}"
+        for path, report in request.getfixturevalue(screen).items()
+        for hit in report.chart_collisions
+    ]
+    assert not problems, "\n".join(problems)
+
+
 def test_identifiers_in_tables_never_break_mid_word(on_phone):
     problems = [
         f"/{path}: {text!r} breaks over two lines"
@@ -386,6 +584,64 @@ def test_identifiers_in_tables_never_break_mid_word(on_phone):
         for text in report.broken_identifiers
     ]
     assert not problems, "\n".join(problems)
+
+
+# --- the home page and getting the code ---------------------------------------------------------
+
+HOME = """() => {
+  const article = document.querySelector('article');
+  const list = [...article.querySelectorAll('ol')]
+    .find(ol => ol.querySelector('a[href^="katas/"]'));
+  const top = el => el.getBoundingClientRect().top + window.scrollY;
+  return {
+    headings: [...article.querySelectorAll('h2')]
+      .map(h => [h.textContent.replace('¶', '').trim(), top(h)]),
+    katas: list ? list.querySelectorAll(':scope > li').length : 0,
+    top: list ? top(list) : null,
+    visible: list ? list.checkVisibility() : false,
+  };
+}"""
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_the_home_page_lists_the_katas_first(request, base_url, screen):
+    """The list of katas came last, after a long passage on test tiers: a reader who came for
+    the katas scrolled past it all. It is now the first section: no other heading before it."""
+    visit = request.getfixturevalue(screen)
+    home = visit.open(base_url).evaluate(HOME)
+    assert home["katas"] == len(KATAS) and home["visible"], f"the list of katas: {home}"
+    first, *_ = home["headings"]
+    assert first[0] == "The katas, in order", f"the home page's first section is {first[0]!r}"
+    assert all(home["top"] < top for _, top in home["headings"][1:]), home
+
+
+GET_THE_CODE = """() => [...document.querySelectorAll('article .get-the-code')]
+  .map(box => ({text: box.innerText, visible: box.checkVisibility()}))"""
+
+# The pages that tell a reader to get the code (docs/hooks.py renders `<!-- get-the-code -->`).
+GET_THE_CODE_PAGES = ["getting-started/", "gpu-hosts/"]
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_every_page_that_needs_the_code_says_how_to_get_it(request, base_url, screen):
+    """Getting started said "get the repository the way this site reached you", GPU hosts
+    showed `git clone <this repository>`. Both now show the one text of `<!-- get-the-code -->`:
+    a `git clone` of the public address when the site was built with one (KATAS_REPO_URL),
+    else where the code is for each way of reading the site."""
+    visit = request.getfixturevalue(screen)
+    url = os.environ.get("KATAS_REPO_URL", "").strip()  # as docs/hooks.py reads it
+    for path in GET_THE_CODE_PAGES:
+        page = visit.open(base_url + path)
+        boxes = page.evaluate(GET_THE_CODE)
+        assert len(boxes) == 1 and boxes[0]["visible"], f"/{path}: get-the-code boxes {boxes}"
+        text = page.locator("article").inner_text()
+        for vague in ("<this repository>", "the way this site reached you"):
+            assert vague not in text, f"/{path} still says {vague!r}"
+        if url:
+            assert f"git clone {url}" in boxes[0]["text"], f"/{path}: {boxes[0]['text']!r}"
+        else:
+            assert "python -m katas docs" in boxes[0]["text"], f"/{path}: {boxes[0]['text']!r}"
+            assert "git clone <address>" in boxes[0]["text"], f"/{path}: {boxes[0]['text']!r}"
 
 
 # --- kata pages ---------------------------------------------------------------------------------
@@ -611,6 +867,69 @@ def test_a_search_result_opens_the_section_that_matched(base_url, browser):
         box.press("Enter")
         page.wait_for_url(lambda url: "#" in url)
         assert urlsplit(page.url).fragment == urlsplit(first).fragment, (page.url, first)
+        assert not visit.errors + visit.off_host, visit.errors + visit.off_host
+    finally:
+        visit.close()
+
+
+# An API name a reader searches for, and the kata whose discussion explains it (issue 29).
+API_TEACHERS = [
+    ("synchronize", "sync_points"),
+    ("torch.cuda.synchronize", "sync_points"),
+    ("to_empty", "default_device"),
+    ("pin_memory", "pinned_dataloader"),
+]
+
+# Each result group: its page's path and the discussion label it shows, if any.
+RESULT_PAGES = """() => [...document.querySelectorAll('li.md-search-result__item')].map(item => {
+  const link = item.querySelector('a.md-search-result__link');
+  const label = item.querySelector('.kata-discussion-label');
+  const shown = label?.checkVisibility() ? label.textContent : '';
+  return {path: new URL(link.href).pathname, label: shown};
+})"""
+
+
+@pytest.mark.parametrize("screen", ["desktop", "phone"])
+def test_an_api_name_finds_the_discussion_that_explains_it_labelled_as_one(
+    base_url, browser, screen
+):
+    """`synchronize`, `to_empty` and `pin_memory` did not bring the kata that teaches them
+    among the first three pages. A discussion page indexes its kata's `subject` and
+    `resolves` (docs/hooks.py), and docs/javascripts/search-sections.js labels every result
+    on a discussion page with its kata, so a reader knows the link resolves a kata."""
+    options = {"viewport": DESKTOP} if screen == "desktop" else {
+        "viewport": PHONE, "is_mobile": True, "has_touch": True
+    }  # fmt: skip
+    visit = Visit(browser, **options)
+    try:
+        page = visit.open(base_url, search_ready=True)
+        if screen == "phone":
+            page.locator("label.md-header__button[for=__search]").click()
+        box = page.locator("input.md-search__input")
+        meta = page.locator(".md-search-result__meta")
+        problems = []
+        for query, kata in API_TEACHERS:
+            box.fill("")
+            page.wait_for_function("m => !/\\d/.test(m.textContent)", arg=meta.element_handle())
+            box.type(query)
+            page.wait_for_function("m => /\\d/.test(m.textContent)", arg=meta.element_handle())
+            page.wait_for_timeout(100)  # the script labels the results after Material renders
+            groups = page.evaluate(RESULT_PAGES)
+            top = [g["path"] for g in groups[:3]]
+            wanted = f"/discussions/{kata}/"
+            if not any(path.endswith(wanted) for path in top):
+                problems.append(f"{query!r}: the first three pages are {top}, not {wanted}")
+            for group in groups:
+                discussion = "/discussions/" in group["path"]
+                if discussion and not group["label"].startswith("Discussion of kata "):
+                    problems.append(f"{query!r}: {group['path']} has no discussion label")
+                if not discussion and group["label"]:
+                    problems.append(f"{query!r}: {group['path']} is labelled {group['label']!r}")
+            number = next(k.number for k in KATAS if k.name == kata)
+            labels = [g["label"] for g in groups if g["path"].endswith(wanted)]
+            if labels and not labels[0].startswith(f"Discussion of kata {number}, "):
+                problems.append(f"{query!r}: {wanted} is labelled {labels[0]!r}")
+        assert not problems, "\n".join(problems)
         assert not visit.errors + visit.off_host, visit.errors + visit.off_host
     finally:
         visit.close()
