@@ -17,6 +17,7 @@ import yaml
 
 from dojo import catalogue as _catalogue
 from dojo import source as _source
+from dojo import verify
 
 ROOT = _catalogue.ROOT
 KATAS = _catalogue.katas()
@@ -179,9 +180,9 @@ def test_every_mistake_says_what_it_gets_wrong_and_what_catches_it(entry):
 
 
 # Issue 25: every kata has at least one natural first attempt in tests/first_attempts/<name>/
-# and names its pitfall's own test. Off until the first attempts of all fourteen katas are
-# merged; switch it on then. Whatever attempts and pitfall tests exist are checked either way.
-REQUIRE_FIRST_ATTEMPTS = False
+# and names its pitfall's own test, once dojo.verify's one switch says so (it is off: see its
+# docstring). Whatever attempts and pitfall tests exist are checked either way.
+REQUIRE_FIRST_ATTEMPTS = verify.REQUIRE_FIRST_ATTEMPTS
 
 
 @by_name

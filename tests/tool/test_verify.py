@@ -221,9 +221,17 @@ def test_the_pitfall_test_must_be_named_and_exist(tmp_path):
     assert any("is not a test of tests/test_sync_points.py" in p for p in missing), missing
 
 
-def test_a_kata_without_attempts_is_a_problem(tmp_path, capsys):
-    problems = verify.check_first_attempts((with_attempts(tmp_path / "none"),))
+def test_a_kata_without_attempts_is_a_problem_when_they_are_required(tmp_path, capsys):
+    problems = verify.check_first_attempts((with_attempts(tmp_path / "none"),), require=True)
     assert problems == ["sync_points: tests/first_attempts/sync_points/ holds no attempt"]
+
+
+def test_a_kata_without_attempts_is_named_while_they_are_not_required(tmp_path, capsys):
+    problems = verify.check_first_attempts((with_attempts(tmp_path / "none"),), require=False)
+    assert problems == []
+    assert "1 of 1 katas hold no failing natural first attempt yet: sync_points" in (
+        capsys.readouterr().out
+    )
 
 
 def test_the_runner_meets_a_real_attempt_and_rejects_one_that_passes(tmp_path, capsys):
