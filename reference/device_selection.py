@@ -87,15 +87,15 @@ def pick_device(
     `disable_cuda` (say, a `--disable-cuda` flag) is false, else the CPU.
 
     A request (a string or a `torch.device`) comes back as that `torch.device` (a bare `cuda`
-    may come back as `cuda:0`) when it exists:
+    may come back with the current GPU's index) when it exists:
     - `cpu` and `meta`, with no index or index 0, exist on every machine;
     - an accelerator (`cuda`, `mps`, `xpu`, ...) exists when its backend is available in this
       process and the index is below its device count (no index means the current one);
       with `disable_cuda`, no `cuda` device exists.
 
     A request that does not exist raises ValueError naming the request and what exists; a
-    string torch cannot parse raises ValueError quoting it; a request of any other type raises
-    TypeError.
+    string torch cannot parse raises ValueError quoting it; a request of any other type (an int
+    too) raises TypeError.
     """
     # BEGIN SOLUTION
     if requested is None:
