@@ -24,8 +24,9 @@ def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
     """True when `a` and `b` use the same memory: their storages overlap, on the same device,
     whichever part of it each one views.
 
-    A tensor whose storage is empty holds no memory, so it shares with nothing. Anything but
-    two tensors raises TypeError.
+    A tensor whose storage is empty, and a tensor on `meta` (shapes, no data), holds no memory,
+    so it shares with nothing. Anything but two tensors raises TypeError; sparse tensors are
+    not asked about.
     """
     # TODO(copy_semantics): write shares_memory; the docstring above is the contract.
     raise NotImplementedError("copy_semantics: shares_memory")
@@ -61,13 +62,14 @@ def snapshot(x: torch.Tensor) -> torch.Tensor:
 
 
 def to_numpy(x: torch.Tensor, *, copy: bool = False) -> np.ndarray:
-    """`x`'s values as a numpy array, for a tensor on any device, of any dtype, that may
-    require grad.
+    """`x`'s values as a numpy array, for a tensor on any device, that may require grad, of a
+    dtype numpy has (bool, integers, floating point, complex) or bfloat16.
 
-    A dtype numpy lacks (bfloat16, ...) comes back exactly, in a wider dtype (float32 for
-    bfloat16); a lazy conjugate or negation is applied. With `copy=False`, when `x` needs no
-    conversion (a strided CPU tensor of a dtype numpy has, with no lazy conjugate or
-    negation), the array shares `x`'s memory. With `copy=True`, the array owns its memory.
+    bfloat16, which numpy lacks, comes back exactly, in a wider dtype (float32); a lazy
+    conjugate or negation is applied.
+    With `copy=False`, when `x` needs no conversion (a strided CPU tensor of a dtype numpy
+    has, with no lazy conjugate or negation), the array shares `x`'s memory. With `copy=True`,
+    the array owns its memory.
 
     It raises no warning. A meta tensor (no values) raises ValueError; anything but a tensor
     raises TypeError naming its type.

@@ -16,11 +16,7 @@ import torch
 # dtypes numpy has no equivalent for, and the exact, wider dtype used instead.
 _WIDER = {torch.bfloat16: torch.float32, torch.complex32: torch.complex64}
 _WIDER.update(
-    {
-        getattr(torch, name): torch.float32
-        for name in ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz")
-        if hasattr(torch, name)
-    }
+    {getattr(torch, name): torch.float32 for name in dir(torch) if name.startswith("float8_")}
 )
 
 
@@ -66,17 +62,21 @@ def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
     """True when `a` and `b` use the same memory: their storages overlap, on the same device,
     whichever part of it each one views.
 
-    A tensor whose storage is empty holds no memory, so it shares with nothing. Anything but
-    two tensors raises TypeError.
+    A tensor whose storage is empty, and a tensor on `meta` (shapes, no data), holds no memory,
+    so it shares with nothing. Anything but two tensors raises TypeError; sparse tensors are
+    not asked about.
     """
     # BEGIN SOLUTION
     _check_tensor("shares_memory(a, b)", "a", a)
     _check_tensor("shares_memory(a, b)", "b", b)
-    if a.device != b.device:
+    if a.device != b.device or a.device.type == "meta":  # meta storages have no memory
         return False
     sa, sb = a.untyped_storage(), b.untyped_storage()
+    if sa.nbytes() == 0 or sb.nbytes() == 0:
+        return False
     a0, b0 = sa.data_ptr(), sb.data_ptr()
-    # Two byte ranges [start, end) overlap when each starts before the other ends.
+    # Two byte ranges [start, end) overlap when each starts before the other ends: two storages
+    # made from overlapping parts of one buffer (say, a numpy array) start at different places.
     return a0 < b0 + sb.nbytes() and b0 < a0 + sa.nbytes()
     # END SOLUTION
 
@@ -140,13 +140,14 @@ def snapshot(x: torch.Tensor) -> torch.Tensor:
 
 
 def to_numpy(x: torch.Tensor, *, copy: bool = False) -> np.ndarray:
-    """`x`'s values as a numpy array, for a tensor on any device, of any dtype, that may
-    require grad.
+    """`x`'s values as a numpy array, for a tensor on any device, that may require grad, of a
+    dtype numpy has (bool, integers, floating point, complex) or bfloat16.
 
-    A dtype numpy lacks (bfloat16, ...) comes back exactly, in a wider dtype (float32 for
-    bfloat16); a lazy conjugate or negation is applied. With `copy=False`, when `x` needs no
-    conversion (a strided CPU tensor of a dtype numpy has, with no lazy conjugate or
-    negation), the array shares `x`'s memory. With `copy=True`, the array owns its memory.
+    bfloat16, which numpy lacks, comes back exactly, in a wider dtype (float32); a lazy
+    conjugate or negation is applied.
+    With `copy=False`, when `x` needs no conversion (a strided CPU tensor of a dtype numpy
+    has, with no lazy conjugate or negation), the array shares `x`'s memory. With `copy=True`,
+    the array owns its memory.
 
     It raises no warning. A meta tensor (no values) raises ValueError; anything but a tensor
     raises TypeError naming its type.
