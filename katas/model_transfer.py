@@ -38,7 +38,11 @@ def move_model(model: nn.Module, device: str | torch.device) -> nn.Module:
     """Put every parameter and buffer of `model` on `device`, in place; return `model` itself.
 
     Each parameter stays the same `nn.Parameter` object, with its `requires_grad`, so an
-    optimizer built before the move still updates the model.
+    optimizer built before the move still updates the model. (`meta`, which holds no data, is
+    the one place torch cannot do that by assigning `param.data`: there `Module.to` makes new
+    Parameters, unless `torch.__future__.set_swap_module_params_on_conversion(True)` is in
+    effect, and then it swaps each Parameter's contents in place. So on `meta` the same objects
+    are asked for only with that setting on.)
 
     `device` must exist in this process: `cpu` and `meta` with no index or index 0, or an
     accelerator (`cuda`, `mps`, ...) whose backend is available here, with an index below its
@@ -75,9 +79,11 @@ def load_checkpoint(
     """Load a state_dict saved on any device (a path, or a binary file) into `model`; return
     `model` itself, with every parameter and buffer on `device` and the checkpoint's values.
 
-    The model keeps its Parameter objects. A checkpoint that would run code while it is read is
-    refused with `pickle.UnpicklingError`, and the model is left as it was. `device` is checked
-    as `move_model` checks it, before the checkpoint is read.
+    The model keeps its Parameter objects (on `meta`, as `move_model` says; `meta` holds no
+    values, so there only the checkpoint's names and shapes are loaded). A checkpoint that
+    would run code while it is read is refused with `pickle.UnpicklingError`, and the model is
+    left as it was. `device` is checked as `move_model` checks it, before the checkpoint is
+    read.
     """
     # TODO(model_transfer): write load_checkpoint; the docstring above is the contract.
     raise NotImplementedError("model_transfer: load_checkpoint")
