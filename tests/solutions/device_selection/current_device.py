@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from reference.device_selection import physical_gpu_id  # noqa: F401  (not this file's point)
+from reference.device_selection import physical_gpu_id
 
 
 def _gpus(disable_cuda: bool = False) -> int:
