@@ -57,12 +57,14 @@ def test_try_gpu_defaults_to_the_first_gpu(kata, n):
     check_device(f"try_gpu() with {n} GPU(s)", got, expected_gpu(0, n), hint=1)
 
 
+@pytest.mark.given
 @given(n=gpu_counts, i=st.integers(max_value=-1))
 def test_try_gpu_rejects_a_negative_index(kata, n, i):
     with fake_gpus(n), say.raises(ValueError, f"try_gpu({i})", hint=1):
         kata.try_gpu(i)
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("i", ["0", 1.5, None], ids=repr)
 def test_try_gpu_refuses_an_index_that_is_not_an_int(kata, i):
     with fake_gpus(2), say.raises(TypeError, f"try_gpu({i!r})", hint=1):
@@ -249,6 +251,7 @@ def test_pick_device_rejects_a_second_cpu(kata, n, kind, index):
     expect_refusal(kata, f"{kind}:{index}", n, hint=3, why=f"there is one {kind} device, {kind}:0")
 
 
+@pytest.mark.given
 @given(
     n=gpu_counts,
     # An int is not a request either, though torch.device(0) reads it as the current accelerator.
@@ -275,6 +278,7 @@ BAD_DEVICE_STRINGS = [
 ]
 
 
+@pytest.mark.given
 @given(n=gpu_counts, text=st.sampled_from(BAD_DEVICE_STRINGS) | st.text(max_size=12))
 def test_pick_device_rejects_nonsense_with_the_text_quoted(kata, n, text):
     assume(torch_rejects(text))
@@ -302,6 +306,7 @@ def visible_values(draw, ids):
     return ",".join(f"{draw(padding)}{i}{draw(padding)}" for i in ids)
 
 
+@pytest.mark.given
 @given(logical=st.integers(0, 64))
 def test_physical_gpu_id_is_the_identity_when_unset(kata, logical):
     got = kata.physical_gpu_id(logical, None)
@@ -349,6 +354,7 @@ def test_physical_gpu_id_refuses_a_duplicate(kata, data, ids):
         kata.physical_gpu_id(0, visible)
 
 
+@pytest.mark.given
 @given(logical=st.integers(max_value=-1), visible=st.none() | st.just("0,1"))
 def test_physical_gpu_id_refuses_a_negative_index(kata, logical, visible):
     with say.raises(ValueError, f"physical_gpu_id({logical}, {visible!r})", hint=3):
