@@ -366,6 +366,7 @@ def test_move_between_cpu_spellings_never_asks_cuda(kata, s, spelling):
 BAD_DEVICES = ["gpu", "GPU", "cuda:x", " cpu", "cpu0", "", "cpu:-1"]
 
 
+@pytest.mark.given
 @FEW
 @given(s=subjects(), text=st.sampled_from(BAD_DEVICES))
 def test_move_rejects_a_device_it_cannot_parse(kata, s, text):
@@ -380,6 +381,7 @@ def test_move_rejects_a_device_it_cannot_parse(kata, s, text):
     )
 
 
+@pytest.mark.given
 @FEW
 @given(data=st.data(), s=subjects(), n=gpu_counts)
 def test_move_refuses_a_device_that_does_not_exist(kata, data, s, n):
@@ -433,6 +435,7 @@ NOT_TENSOR_CALLS = {
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("call", NOT_TENSOR_CALLS)
 def test_refuses_arguments_of_the_wrong_type(kata, call):
     with say.raises(TypeError, call, hint=3):
@@ -662,6 +665,7 @@ def test_to_numpy_resolves_conjugate_and_negative_bits(kata, shape, dtype, seed,
 NOT_TENSORS = [[1.0, 2.0], np.arange(3.0), None, 3.5, "tensor"]
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("value", NOT_TENSORS, ids=lambda v: type(v).__name__)
 def test_to_numpy_refuses_what_is_not_a_tensor(kata, value):
     text = f"to_numpy({describe(value)})"
@@ -675,6 +679,7 @@ def test_to_numpy_refuses_what_is_not_a_tensor(kata, value):
     )
 
 
+@pytest.mark.given
 def test_to_numpy_refuses_a_meta_tensor(kata):
     text = "to_numpy(x) with x on the meta device"
     with say.raises(ValueError, text, hint=3):
@@ -814,6 +819,7 @@ NOT_ARRAYS = [
 ]
 
 
+@pytest.mark.given
 @pytest.mark.parametrize(
     "value", NOT_ARRAYS, ids=lambda v: f"{type(v).__name__}-{getattr(v, 'dtype', '')}"
 )
