@@ -19,6 +19,7 @@ from unittest import mock
 import pytest
 import torch
 from torch.cuda import _utils as _cuda_utils
+from torch.overrides import TorchFunctionMode
 
 from dojo import catalogue as _catalogue
 from dojo import cuda_env, harness
@@ -209,7 +210,7 @@ SIMULATED = (
 )
 
 
-def _unanswered(fallback: str) -> SimulationLimit:
+def _unanswered(fallback: str, *, name_the_call: bool = True) -> SimulationLimit:
     """The error for a call the simulated GPUs cannot answer, naming the call (the outermost
     torch function on the stack, else `fallback`) and the code that called it."""
     torch_dir = os.path.dirname(torch.__file__) + os.sep
@@ -222,7 +223,7 @@ def _unanswered(fallback: str) -> SimulationLimit:
             entry = frame
         frame = frame.f_back
     what = fallback
-    if entry is not None:
+    if entry is not None and name_the_call:
         what = f"{entry.f_globals.get('__name__', 'torch')}.{entry.f_code.co_qualname}()"
     where = ""
     if frame is not None:
@@ -231,6 +232,49 @@ def _unanswered(fallback: str) -> SimulationLimit:
         f"{what}{where} needs a real GPU: the tests' simulated GPUs cannot answer it. This is a "
         f"limit of the tests' simulation, not a mistake in your code; they answer {SIMULATED}."
     )
+
+
+def _asked_device(func, args: tuple, kwargs: dict):
+    """The device a torch call asks for (None when it names none): the `device` argument of a
+    factory, the target of `Tensor.to` (a device, a string or an int, not another tensor's) or
+    of `Tensor.cuda`."""
+    if func is torch.Tensor.cuda:
+        device = args[1] if len(args) > 1 else kwargs.get("device")
+        return torch.device("cuda") if device is None else device
+    if func is torch.Tensor.to:
+        if "device" in kwargs:
+            return kwargs["device"]
+        first = args[1] if len(args) > 1 else None
+        return first if isinstance(first, (str, int, torch.device)) else None
+    return kwargs.get("device")
+
+
+class _SimulatedDevices(TorchFunctionMode):
+    """Sees each torch call that asks for a device: one the simulated machine lacks fails as it
+    would on a real machine (a RuntimeError), and one it has fails as a limit of the simulation,
+    since nothing can be put on a simulated GPU."""
+
+    def __init__(self, machine: SimulatedMachine) -> None:
+        super().__init__()
+        self.machine = machine
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        asked = _asked_device(func, args, kwargs)
+        if asked is not None and not isinstance(asked, bool):
+            try:  # an int is an index of the accelerator, here the simulated CUDA
+                device = (
+                    torch.device("cuda", asked) if isinstance(asked, int) else torch.device(asked)
+                )
+            except RuntimeError:
+                device = None
+            if device is not None and device.type == "cuda":
+                index = self.machine.current if device.index is None else device.index
+                self.machine._check(index)  # the real errors, for a GPU that is not there
+                raise _unanswered(
+                    f"putting a tensor on the simulated GPU cuda:{index} ({func.__name__})"
+                )
+        return func(*args, **kwargs)
 
 
 class SimulatedMachine:
@@ -375,6 +419,7 @@ def fake_gpus(n: int, *, gpus: list[SimulatedGPU] | None = None) -> Iterator[Sim
             if name.startswith("_accelerator_") and not name.startswith("_accelerator_hooks"):
                 fake = c_patches.get(name) or unanswerable(name, getattr(torch._C, name))
                 stack.enter_context(mock.patch.object(torch._C, name, fake))
+        stack.enter_context(_SimulatedDevices(machine))
         yield machine
 
 

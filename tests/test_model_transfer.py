@@ -11,6 +11,7 @@ brings it back.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import math
 import pickle
@@ -406,27 +407,35 @@ def expect_value_error(call: str, run, named: str | torch.device, hint: int) -> 
     return message
 
 
+@pytest.mark.given
 @given(data=st.data(), arch=archs(), n=gpu_counts)
 def test_move_model_refuses_a_device_that_does_not_exist(kata, data, arch, n):
-    missing = data.draw(missing_devices(n), label="device")
-    model = arch.make()
-    before = {name: t.detach().clone() for name, t in tensors_of(model)}
-    call = f"move_model({arch}, {missing!r}) with {n} GPU(s)"
-    with fake_gpus(n):
-        expect_value_error(call, lambda: kata.move_model(model, missing), missing, hint=1)
-    moved = [name for name, t in tensors_of(model) if t.device.type != "cpu"]
-    changed = [] if moved else [nm for nm, t in tensors_of(model) if not torch.equal(t, before[nm])]
-    assert not moved and not changed, say(
-        call,
-        f"moved or changed {', '.join(moved or changed)} before refusing ({where(model)}); "
-        "check the device before anything moves",
-        hint=3,
-    )
+    drawn = data.draw(missing_devices(n), label="device")
+    # meta:1 always: a second meta is one torch itself moves to, so a move made before the
+    # check shows whatever the draw.
+    for missing in (drawn, "meta:1"):
+        model = arch.make()
+        before = {name: t.detach().clone() for name, t in tensors_of(model)}
+        call = f"move_model({arch}, {missing!r}) with {n} GPU(s)"
+        with fake_gpus(n):
+            run = functools.partial(kata.move_model, model, missing)
+            expect_value_error(call, run, missing, hint=1)
+        moved = [name for name, t in tensors_of(model) if t.device.type != "cpu"]
+        changed = (
+            [] if moved else [nm for nm, t in tensors_of(model) if not torch.equal(t, before[nm])]
+        )
+        assert not moved and not changed, say(
+            call,
+            f"moved or changed {', '.join(moved or changed)} before refusing ({where(model)}); "
+            "check the device before anything moves",
+            hint=3,
+        )
 
 
 BAD_DEVICES = ["gpu", "GPU", "cuda:x", " cpu", "cpu0", "", "cpu:-1"]
 
 
+@pytest.mark.given
 @given(arch=archs(), text=st.sampled_from(BAD_DEVICES), function=st.sampled_from(["move", "load"]))
 def test_move_model_and_load_checkpoint_reject_a_device_they_cannot_parse(
     kata, arch, text, function
@@ -478,6 +487,7 @@ WRONG_TYPES = {
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("call", WRONG_TYPES)
 def test_refuses_arguments_of_the_wrong_type(kata, call):
     with say.raises(TypeError, call, hint=3):
@@ -716,6 +726,7 @@ def test_load_checkpoint_refuses_a_checkpoint_that_runs_code(kata, arch, seed):
     assert not changed, say(call, f"changed {', '.join(changed)} before refusing", hint=2)
 
 
+@pytest.mark.given
 @given(data=st.data(), arch=archs(), n=gpu_counts)
 @settings(max_examples=20)
 def test_load_checkpoint_checks_the_device_before_reading(kata, data, arch, n):
