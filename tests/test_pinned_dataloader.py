@@ -533,6 +533,7 @@ def check_quoted(call: str, err: BaseException, text: str, hint: int) -> None:
     )
 
 
+@pytest.mark.given
 @given(text=st.sampled_from(BAD_DEVICE_STRINGS) | st.text(max_size=8))
 def test_loader_kwargs_quotes_a_bad_device(kata, text):
     assume(torch_rejects(text))
@@ -542,6 +543,7 @@ def test_loader_kwargs_quotes_a_bad_device(kata, text):
     check_quoted(call, raised.value, text, hint=3)
 
 
+@pytest.mark.given
 @given(
     device=st.sampled_from(ACCELERATORS) | cpu_spellings(), num_workers=st.integers(max_value=-1)
 )
@@ -767,6 +769,7 @@ def test_to_device_non_blocking_only_when_pinned(kata, kind, data, batch):
     check_structure(call, batch, out, moved_by(call, moves, device, pinned))
 
 
+@pytest.mark.given
 @given(
     value=st.sampled_from(
         [{"x": torch.zeros(2)}, [torch.zeros(2), 1], torch.zeros(3), "no tensor at all"]
@@ -781,6 +784,7 @@ def test_to_device_quotes_a_bad_device(kata, value, text):
     check_quoted(call, raised.value, text, hint=3)
 
 
+@pytest.mark.given
 @given(batch=batches, machine=missing_devices())
 def test_to_device_refuses_a_device_that_does_not_exist(kata, batch, machine):
     n, device = machine
@@ -810,6 +814,7 @@ def test_to_device_refuses_a_device_that_does_not_exist(kata, batch, machine):
 NOT_DEVICES = [0, 1, None, 1.5, b"cuda", ["cuda"]]
 
 
+@pytest.mark.given
 @given(value=st.sampled_from(NOT_DEVICES))
 def test_a_device_that_is_not_a_str_is_a_type_error(kata, value):
     for call, fn in (
@@ -823,6 +828,7 @@ def test_a_device_that_is_not_a_str_is_a_type_error(kata, value):
             fn()
 
 
+@pytest.mark.given
 @given(
     device=st.sampled_from(ACCELERATORS) | cpu_spellings(),
     num_workers=st.sampled_from([True, False, 1.0, "2", None]),
