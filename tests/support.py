@@ -204,9 +204,9 @@ class SimulatedGPU:
 
 SIMULATED = (
     "torch.cuda's is_available, device_count, current_device, set_device, device(...), "
-    "get_device_properties, get_device_capability and get_device_name, and torch.accelerator's "
-    "is_available, current_accelerator, device_count, current_device_index, set_device_index "
-    "and device_index(...)"
+    "get_device_properties, get_device_capability, get_device_name and is_bf16_supported, and "
+    "torch.accelerator's is_available, current_accelerator, device_count, current_device_index, "
+    "set_device_index and device_index(...)"
 )
 
 
@@ -336,6 +336,13 @@ class SimulatedMachine:
     def get_device_name(self, device=None) -> str:
         return self.get_device_properties(device).name
 
+    def is_bf16_supported(self, including_emulation: bool = True) -> bool:
+        """As torch answers for the current GPU: natively from sm_80 on; with emulation, on any
+        GPU where a bfloat16 tensor can be made (every GPU the 2.13 wheel supports)."""
+        if not self.gpus:
+            return False
+        return self.gpus[self.current].major >= 8 or including_emulation
+
     def lazy_init(self) -> None:
         self._no_gpu()
         # Called by torch's Python functions, or by its C++ side before a tensor goes to a GPU.
@@ -359,12 +366,15 @@ def fake_gpus(n: int, *, gpus: list[SimulatedGPU] | None = None) -> Iterator[Sim
     """Make torch believe there are `n` CUDA GPUs (0 to 8). Never allocate on them.
 
     They answer what code may ask the machine: `torch.cuda`'s is_available, device_count,
-    current_device, set_device, device(...), get_device_properties, get_device_capability and
-    get_device_name, and `torch.accelerator`'s is_available, current_accelerator, device_count,
-    current_device_index, set_device_index and device_index(...). Each GPU's properties are
-    `gpus[i]` (default: `SimulatedGPU()`, an sm_80). A call that would need the CUDA runtime
-    otherwise raises `SimulationLimit`, naming the call as a limit of the simulation. With no
-    GPU, they answer as a machine without one does ("No CUDA GPUs are available").
+    current_device, set_device, device(...), get_device_properties, get_device_capability,
+    get_device_name and is_bf16_supported, and `torch.accelerator`'s is_available,
+    current_accelerator, device_count, current_device_index, set_device_index and
+    device_index(...). Each GPU's properties are `gpus[i]` (default: `SimulatedGPU()`, an
+    sm_80). A torch call that asks for a GPU the machine lacks fails as on a real machine (a
+    RuntimeError: "invalid device ordinal", or "No CUDA GPUs are available" without GPUs); any
+    other call that would need the CUDA runtime (a tensor put on a GPU that exists,
+    `torch.cuda.synchronize()`...) raises `SimulationLimit`, naming the call as a limit of the
+    simulation, not a mistake of the code under test.
 
     Patches torch's functions however the code under test imported them
     (`from torch.cuda import device_count`: `harness.patched`). Yields the machine, whose
@@ -383,6 +393,7 @@ def fake_gpus(n: int, *, gpus: list[SimulatedGPU] | None = None) -> Iterator[Sim
         (torch.cuda, "get_device_properties"): machine.get_device_properties,
         (torch.cuda, "get_device_capability"): machine.get_device_capability,
         (torch.cuda, "get_device_name"): machine.get_device_name,
+        (torch.cuda, "is_bf16_supported"): machine.is_bf16_supported,
         (torch.cuda, "_exchange_device"): machine.exchange_device,
         (torch.cuda, "_maybe_exchange_device"): machine.exchange_device,
         (torch.cuda, "_lazy_init"): machine.lazy_init,
