@@ -16,8 +16,43 @@ Stuck?     python -m katas hint data_parallel   (one rung of the hint ladder at 
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
 import torch
 from torch import nn
+
+
+def _gpu_count() -> int:
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _checked_ids(device_ids: object, n: int) -> list[int]:
+    """`device_ids` as a list of distinct, existing GPU indexes, or a ValueError naming it."""
+    exists = f"this machine has {n} GPU(s)" + (f" (0 to {n - 1})" if n else "")
+    if not isinstance(device_ids, list | tuple):
+        raise ValueError(
+            f"parallelize(device_ids={device_ids!r}): expected a list of GPU indexes or None"
+        )
+    if not device_ids:
+        raise ValueError(
+            "parallelize(device_ids=[]): an empty list names no GPU; pass None for all of them"
+        )
+    for i in device_ids:
+        if not _is_int(i):
+            raise ValueError(
+                f"parallelize(device_ids={device_ids!r}): {i!r} is not a GPU index (an int)"
+            )
+        if not 0 <= i < n:
+            raise ValueError(
+                f"parallelize(device_ids={device_ids!r}): there is no GPU {i}; {exists}"
+            )
+    if len(set(device_ids)) != len(device_ids):
+        raise ValueError(f"parallelize(device_ids={device_ids!r}): a GPU is listed twice")
+    return list(device_ids)
 
 
 def parallelize(model: nn.Module, device_ids: list[int] | None = None) -> nn.Module:
@@ -29,9 +64,14 @@ def parallelize(model: nn.Module, device_ids: list[int] | None = None) -> nn.Mod
 
     `device_ids` is a non-empty list of distinct indexes of GPUs this machine has; anything
     else is a ValueError naming the bad entry, raised before the model is moved or wrapped.
-    A `model` that is not an `nn.Module` is a TypeError.
+    A `model` that is not an `nn.Module` is a TypeError. (These checks are written for you:
+    `ids` is the GPUs to use.)
     """
-    # TODO(data_parallel): write parallelize; the docstring above is the contract.
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"parallelize(model={model!r}): expected an nn.Module")
+    n = _gpu_count()
+    ids = list(range(n)) if device_ids is None else _checked_ids(device_ids, n)
+    # TODO(data_parallel): decide what to do with the model on these GPUs
     raise NotImplementedError("data_parallel: parallelize")
 
 
@@ -50,9 +90,11 @@ def strip_module_prefix(state_dict: dict) -> dict:
     caller's dict is left as it was. The result loads into the plain model with everything
     `load_state_dict` reads, `_metadata` (each submodule's version) included, its keys changed
     the same way: there, the wrapper's own entry `""` goes, and the model's, `"module"`,
-    becomes `""`. A `state_dict` that is not a dict is a TypeError.
+    becomes `""`. A `state_dict` that is not a dict is a TypeError (written for you).
     """
-    # TODO(data_parallel): write strip_module_prefix; the docstring above is the contract.
+    if not isinstance(state_dict, dict):
+        raise TypeError(f"strip_module_prefix: expected a dict, not {type(state_dict).__name__}")
+    # TODO(data_parallel): undo what the wrapper did to the keys and to _metadata
     raise NotImplementedError("data_parallel: strip_module_prefix")
 
 
@@ -60,7 +102,14 @@ def scatter_sizes(batch_size: int, n_devices: int) -> list[int]:
     """How many rows each device gets, in device order, when DataParallel scatters a batch of
     `batch_size` rows over `n_devices` GPUs. Devices that get no rows are left out.
 
-    Both arguments must be positive ints; otherwise a ValueError saying which one is wrong.
+    Both arguments must be positive ints; otherwise a ValueError saying which one is wrong
+    (written for you).
     """
-    # TODO(data_parallel): write scatter_sizes; the docstring above is the contract.
+    for name, value in (("batch_size", batch_size), ("n_devices", n_devices)):
+        if not _is_int(value) or value < 1:
+            raise ValueError(
+                f"scatter_sizes(batch_size={batch_size!r}, n_devices={n_devices!r}): "
+                f"{name} must be a positive int, not {value!r}"
+            )
+    # TODO(data_parallel): split the batch as DataParallel does
     raise NotImplementedError("data_parallel: scatter_sizes")

@@ -18,15 +18,39 @@ from __future__ import annotations
 import torch
 
 
+def _requested(requested: object) -> torch.device:
+    """`requested` (a str or a `torch.device`) as a `torch.device`: a ValueError quoting a string
+    torch cannot parse, a TypeError for anything else. Whether the device exists is not asked."""
+    if isinstance(requested, torch.device):
+        return requested
+    if not isinstance(requested, str):
+        raise TypeError(
+            f"pick_device({requested!r}): expected a str, a torch.device or None, "
+            f"not {type(requested).__name__}"
+        )
+    try:
+        return torch.device(requested)
+    except RuntimeError:
+        raise ValueError(
+            f"pick_device({requested!r}): not a device torch understands; "
+            "try 'cpu', 'cuda' or 'cuda:1'"
+        ) from None
+
+
 def try_gpu(i: int = 0) -> torch.device:
     """The GPU `cuda:i` when this process can use it, otherwise the CPU.
 
-    A negative `i` raises ValueError; an `i` that is not an int raises TypeError.
+    A negative `i` raises ValueError; an `i` that is not an int raises TypeError (these checks
+    are written for you).
 
     >>> try_gpu(0)   # on a laptop without a GPU
     device(type='cpu')
     """
-    # TODO(device_selection): write try_gpu; the docstring above is the contract.
+    if isinstance(i, bool) or not isinstance(i, int):
+        raise TypeError(f"try_gpu(i={i!r}): i must be an int, not {type(i).__name__}")
+    if i < 0:
+        raise ValueError(f"try_gpu(i={i}): a GPU index cannot be negative")
+    # TODO(device_selection): decide whether this process can use cuda:i
     raise NotImplementedError("device_selection: try_gpu")
 
 
@@ -46,17 +70,21 @@ def pick_device(
     `disable_cuda` (say, a `--disable-cuda` flag) is false, else the CPU.
 
     A request (a string or a `torch.device`) comes back as that `torch.device` (a bare `cuda`
-    may come back as `cuda:0`) when it exists:
+    may come back with the current GPU's index) when it exists:
     - `cpu` and `meta`, with no index or index 0, exist on every machine;
     - an accelerator (`cuda`, `mps`, `xpu`, ...) exists when its backend is available in this
       process and the index is below its device count (no index means the current one);
       with `disable_cuda`, no `cuda` device exists.
 
     A request that does not exist raises ValueError naming the request and what exists; a
-    string torch cannot parse raises ValueError quoting it; a request of any other type raises
-    TypeError.
+    string torch cannot parse raises ValueError quoting it; a request of any other type (an int
+    too) raises TypeError. (Parsing the request, with those two errors, is written for you.)
     """
-    # TODO(device_selection): write pick_device; the docstring above is the contract.
+    if requested is None:
+        # TODO(device_selection): decide which device is the best this process can use
+        raise NotImplementedError("device_selection: pick_device")
+    device = _requested(requested)
+    # TODO(device_selection): decide whether `device` exists in this process, and answer
     raise NotImplementedError("device_selection: pick_device")
 
 
@@ -67,7 +95,12 @@ def physical_gpu_id(logical: int, visible: str | None) -> int:
     comma-separated physical ids such as `"2,0"` (then `cuda:0` is physical GPU 2), where an
     entry is digits with optional spaces around them. A value that is empty, holds any other
     entry (`"1.5"`, `"+1"`, a GPU UUID) or lists an id twice, a `logical` beyond the GPUs it
-    makes visible, and a negative `logical` all raise ValueError.
+    makes visible, and a negative `logical` all raise ValueError. (The check of `logical`, and
+    the answer when the variable is unset, are written for you.)
     """
-    # TODO(device_selection): write physical_gpu_id; the docstring above is the contract.
+    if isinstance(logical, bool) or not isinstance(logical, int) or logical < 0:
+        raise ValueError(f"physical_gpu_id: logical index {logical!r} must be an int >= 0")
+    if visible is None:
+        return logical
+    # TODO(device_selection): read `visible` as CUDA does, refusing what CUDA would misread
     raise NotImplementedError("device_selection: physical_gpu_id")

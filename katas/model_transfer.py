@@ -23,14 +23,65 @@ import torch
 from torch import nn
 
 
+def _check_model(model: object, call: str) -> None:
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{call}: model must be an nn.Module, not {type(model).__name__}")
+
+
+def _count(kind: str) -> int:
+    """How many devices of the accelerator type `kind` this process can use (0: none)."""
+    if kind in ("cpu", "meta"):
+        return 1
+    if kind == "cuda":
+        return torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if torch.accelerator.is_available():
+        accelerator = torch.accelerator.current_accelerator()
+        if accelerator is not None and accelerator.type == kind:
+            return torch.accelerator.device_count()
+    return 0
+
+
+def _parse_device(device: object, call: str) -> torch.device:
+    """`device` as a `torch.device` that exists in this process, or a clear error."""
+    if isinstance(device, torch.device):
+        target = device
+    elif isinstance(device, str):
+        try:
+            target = torch.device(device)
+        except RuntimeError:
+            raise ValueError(
+                f"{call}: {device!r} is not a device torch understands; try 'cpu' or 'cuda:0'"
+            ) from None
+    else:
+        raise TypeError(
+            f"{call}: device must be a str or a torch.device, not {type(device).__name__}"
+        )
+    index, n = target.index or 0, _count(target.type)
+    if index >= n:
+        raise ValueError(
+            f"{call}: there is no {target.type}:{index} in this process, which has "
+            f"{_listed(target.type, n)}; nothing was moved"
+        )
+    return target
+
+
+def _listed(kind: str, n: int) -> str:
+    """`n` devices of type `kind`, in words: "no mps device", "2 cuda devices (cuda:0, cuda:1)"."""
+    if n == 0:
+        return f"no {kind} device"
+    names = ", ".join(f"{kind}:{k}" for k in range(n))
+    return f"{n} {kind} device{'s' if n > 1 else ''} ({names})"
+
+
 def model_device(model: nn.Module) -> torch.device:
     """The one device that holds every parameter and buffer of `model`.
 
     A model spread across devices raises ValueError saying which tensors (by name) sit on which
     device; a model without parameters and buffers raises ValueError; anything but an
-    `nn.Module` raises TypeError.
+    `nn.Module` raises TypeError (that check is written for you).
     """
-    # TODO(model_transfer): write model_device; the docstring above is the contract.
+    _check_model(model, "model_device(model)")
+    # TODO(model_transfer): decide where the model is
     raise NotImplementedError("model_transfer: model_device")
 
 
@@ -38,15 +89,23 @@ def move_model(model: nn.Module, device: str | torch.device) -> nn.Module:
     """Put every parameter and buffer of `model` on `device`, in place; return `model` itself.
 
     Each parameter stays the same `nn.Parameter` object, with its `requires_grad`, so an
-    optimizer built before the move still updates the model.
+    optimizer built before the move still updates the model. (`meta`, which holds no data, is
+    the one place torch cannot do that by assigning `param.data`: there `Module.to` makes new
+    Parameters, unless `torch.__future__.set_swap_module_params_on_conversion(True)` is in
+    effect, and then it swaps each Parameter's contents in place. So on `meta` the same objects
+    are asked for only with that setting on.)
 
     `device` must exist in this process: `cpu` and `meta` with no index or index 0, or an
     accelerator (`cuda`, `mps`, ...) whose backend is available here, with an index below its
     device count. One that does not exist raises ValueError naming it, before anything moves; a
     string torch cannot parse raises ValueError quoting it; anything but a str or a
-    `torch.device` raises TypeError, and so does a `model` that is not an `nn.Module`.
+    `torch.device` raises TypeError, and so does a `model` that is not an `nn.Module`. (These
+    checks are written for you: `target` is a device that exists.)
     """
-    # TODO(model_transfer): write move_model; the docstring above is the contract.
+    call = f"move_model(model, {device!r})"
+    _check_model(model, call)
+    target = _parse_device(device, call)
+    # TODO(model_transfer): move the model to target
     raise NotImplementedError("model_transfer: move_model")
 
 
@@ -63,9 +122,12 @@ def train_step(
     The step runs on the model's device, wherever the batch comes from, and follows this
     batch's gradients only, whatever the parameters' `.grad` held before. A `loss_fn` that does
     not return a single number raises ValueError before any parameter changes; `inputs` or
-    `targets` that are not tensors raise TypeError.
+    `targets` that are not tensors raise TypeError (that check is written for you).
     """
-    # TODO(model_transfer): write train_step; the docstring above is the contract.
+    for name, value in (("inputs", inputs), ("targets", targets)):
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"train_step: {name} must be a tensor, not {type(value).__name__}")
+    # TODO(model_transfer): make one step on the model's device
     raise NotImplementedError("model_transfer: train_step")
 
 
@@ -75,9 +137,14 @@ def load_checkpoint(
     """Load a state_dict saved on any device (a path, or a binary file) into `model`; return
     `model` itself, with every parameter and buffer on `device` and the checkpoint's values.
 
-    The model keeps its Parameter objects. A checkpoint that would run code while it is read is
-    refused with `pickle.UnpicklingError`, and the model is left as it was. `device` is checked
-    as `move_model` checks it, before the checkpoint is read.
+    The model keeps its Parameter objects (on `meta`, as `move_model` says; `meta` holds no
+    values, so there only the checkpoint's names and shapes are loaded). A checkpoint that
+    would run code while it is read is refused with `pickle.UnpicklingError`, and the model is
+    left as it was. `device` is checked as `move_model` checks it, before the checkpoint is
+    read. (These checks are written for you: `target` is a device that exists.)
     """
-    # TODO(model_transfer): write load_checkpoint; the docstring above is the contract.
+    call = f"load_checkpoint({source!r}, model, {device!r})"
+    _check_model(model, call)
+    target = _parse_device(device, call)
+    # TODO(model_transfer): load the checkpoint into the model, on target
     raise NotImplementedError("model_transfer: load_checkpoint")

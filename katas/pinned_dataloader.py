@@ -16,10 +16,72 @@ Stuck?     python -m katas hint pinned_dataloader   (one rung of the hint ladder
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
 import torch
 from torch.utils.data import DataLoader, Dataset
+
+
+def _as_device(device: str | torch.device, func: str) -> torch.device:
+    if isinstance(device, torch.device):
+        return device
+    if not isinstance(device, str):
+        raise TypeError(
+            f"{func}: device must be a str or a torch.device, not {type(device).__name__} "
+            f"({device!r})"
+        )
+    try:
+        return torch.device(device)
+    except RuntimeError:
+        raise ValueError(
+            f"{func}: {device!r} is not a device torch understands; try 'cpu', 'cuda' or 'cuda:1'"
+        ) from None
+
+
+def _check_exists(device: torch.device, func: str) -> None:
+    """The CPU and meta always exist; `type:i` exists when `type` is this machine's
+    accelerator and `i` is below its device count (a bare `type` needs one device)."""
+    if device.type in ("cpu", "meta"):
+        return
+    accelerator = torch.accelerator.current_accelerator()
+    if accelerator is None or accelerator.type != device.type:
+        have = "no accelerator" if accelerator is None else f"{accelerator.type} as its accelerator"
+        raise ValueError(f"{func}: there is no {str(device)!r} on this machine ({have})")
+    count = torch.accelerator.device_count()
+    if (device.index or 0) >= count:
+        raise ValueError(
+            f"{func}: there is no {str(device)!r} on this machine, which has {count} "
+            f"{device.type} device(s), numbered from 0"
+        )
+
+
+def _rebuilt(value: Any, move: Callable[[torch.Tensor], torch.Tensor]) -> Any:
+    """`value` with `move(t)` in place of every tensor `t`, in the same structure: tuples, lists,
+    dicts and namedtuples keep their type, keys and order; anything else comes back as it is."""
+    if isinstance(value, torch.Tensor):
+        return move(value)
+    if isinstance(value, Mapping):
+        moved = {k: _rebuilt(v, move) for k, v in value.items()}
+        if type(value) is dict:
+            return moved
+        try:  # keep a mapping's own type (OrderedDict, defaultdict, ...) where it allows it
+            if isinstance(value, MutableMapping):
+                clone = copy.copy(value)
+                clone.update(moved)
+                return clone
+            return type(value)(moved)
+        except TypeError:
+            return moved
+    if isinstance(value, tuple):
+        items = [_rebuilt(v, move) for v in value]
+        if hasattr(value, "_fields"):  # a namedtuple takes its fields as arguments
+            return type(value)(*items)
+        return type(value)(items)
+    if isinstance(value, list):
+        return type(value)(_rebuilt(v, move) for v in value)
+    return value
 
 
 def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
@@ -32,9 +94,19 @@ def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
 
     `device` is a str or a `torch.device` (anything else: TypeError); a string torch cannot
     parse is a ValueError that quotes it. `num_workers` is an int, not a bool (TypeError),
-    and not negative (ValueError).
+    and not negative (ValueError). (These checks are written for you.)
     """
-    # TODO(pinned_dataloader): write loader_kwargs; the docstring above is the contract.
+    target = _as_device(device, f"loader_kwargs({device!r})")
+    if isinstance(num_workers, bool) or not isinstance(num_workers, int):
+        raise TypeError(
+            f"loader_kwargs({device!r}, num_workers={num_workers!r}): num_workers must be an int"
+        )
+    if num_workers < 0:
+        raise ValueError(
+            f"loader_kwargs({device!r}, num_workers={num_workers}): num_workers cannot be "
+            "negative; 0 loads in the main process"
+        )
+    # TODO(pinned_dataloader): decide, from target, what the loader should do with its batches
     raise NotImplementedError("pinned_dataloader: loader_kwargs")
 
 
@@ -63,7 +135,13 @@ def to_device(batch: Any, device: str | torch.device) -> Any:
     exists when `type` is this machine's accelerator and `i` is below its device count (a
     bare `"cuda"` needs at least one). Before any tensor is moved: a device that does not
     exist is a ValueError naming it; a string torch cannot parse, a ValueError quoting it;
-    anything but a str or a `torch.device`, a TypeError.
+    anything but a str or a `torch.device`, a TypeError. (The checks of the device, and the
+    walk that rebuilds the batch around each moved tensor, are written for you.)
     """
-    # TODO(pinned_dataloader): write to_device; the docstring above is the contract.
+    func = f"to_device(..., {device!r})"
+    target = _as_device(device, func)
+    _check_exists(target, func)
+
+    # TODO(pinned_dataloader): define move(t), which copies one tensor t to target: decide how
     raise NotImplementedError("pinned_dataloader: to_device")
+    return _rebuilt(batch, move)

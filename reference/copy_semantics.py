@@ -16,28 +16,8 @@ import torch
 # dtypes numpy has no equivalent for, and the exact, wider dtype used instead.
 _WIDER = {torch.bfloat16: torch.float32, torch.complex32: torch.complex64}
 _WIDER.update(
-    {
-        getattr(torch, name): torch.float32
-        for name in ("float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz")
-        if hasattr(torch, name)
-    }
+    {getattr(torch, name): torch.float32 for name in dir(torch) if name.startswith("float8_")}
 )
-
-
-def _check_tensor(function: str, name: str, value: object) -> None:
-    if not isinstance(value, torch.Tensor):
-        raise TypeError(f"{function}: {name} must be a torch.Tensor, not {type(value).__name__}")
-
-
-def _count(kind: str) -> int:
-    """How many devices of the accelerator type `kind` this process can use (0: none)."""
-    if kind == "cuda":
-        return torch.cuda.device_count() if torch.cuda.is_available() else 0
-    if torch.accelerator.is_available():
-        accelerator = torch.accelerator.current_accelerator()
-        if accelerator is not None and accelerator.type == kind:
-            return torch.accelerator.device_count()
-    return 0
 
 
 def _resolved(device: torch.device, x_device: torch.device) -> torch.device:
@@ -51,32 +31,72 @@ def _resolved(device: torch.device, x_device: torch.device) -> torch.device:
     return device
 
 
-def _listed(kind: str, n: int) -> str:
-    """`n` devices of type `kind`, in words: "no mps device", "2 cuda devices (cuda:0, cuda:1)"."""
-    if n == 0:
-        return f"no {kind} device"
-    names = ", ".join(f"{kind}:{k}" for k in range(n))
-    return f"{n} {kind} device{'s' if n > 1 else ''} ({names})"
-
-
 # END SOLUTION
+
+
+def _check_tensor(function: str, name: str, value: object) -> None:
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{function}: {name} must be a torch.Tensor, not {type(value).__name__}")
+
+
+def _count(kind: str) -> int:
+    """How many devices of the accelerator type `kind` this process can use (0: none)."""
+    if kind in ("cpu", "meta"):
+        return 1
+    if kind == "cuda":
+        return torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if torch.accelerator.is_available():
+        accelerator = torch.accelerator.current_accelerator()
+        if accelerator is not None and accelerator.type == kind:
+            return torch.accelerator.device_count()
+    return 0
+
+
+def _existing(device: object, call: str) -> torch.device:
+    """`device` (a str or a `torch.device`) as a `torch.device` that exists in this process
+    (kata 1's question), or the ValueError or TypeError that `move` promises."""
+    if isinstance(device, str):
+        try:
+            target = torch.device(device)
+        except RuntimeError:
+            raise ValueError(
+                f"{call}: not a device torch understands; try 'cpu' or 'cuda:0'"
+            ) from None
+    elif isinstance(device, torch.device):
+        target = device
+    else:
+        raise TypeError(
+            f"{call}: device must be a str or a torch.device, not {type(device).__name__}"
+        )
+    index, n = target.index or 0, _count(target.type)
+    if index >= n:
+        names = ", ".join(f"{target.type}:{k}" for k in range(n))
+        has = f"{n} {target.type} device(s) ({names})" if n else f"no {target.type} device"
+        raise ValueError(
+            f"{call}: there is no {target.type}:{index} in this process, which has {has}"
+        )
+    return target
 
 
 def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
     """True when `a` and `b` use the same memory: their storages overlap, on the same device,
     whichever part of it each one views.
 
-    A tensor whose storage is empty holds no memory, so it shares with nothing. Anything but
-    two tensors raises TypeError.
+    A tensor whose storage is empty, and a tensor on `meta` (shapes, no data), holds no memory,
+    so it shares with nothing. Anything but two tensors raises TypeError (that check is written
+    for you); sparse tensors are not asked about.
     """
-    # BEGIN SOLUTION
     _check_tensor("shares_memory(a, b)", "a", a)
     _check_tensor("shares_memory(a, b)", "b", b)
-    if a.device != b.device:
+    # BEGIN SOLUTION: decide whether a and b use the same memory
+    if a.device != b.device or a.device.type == "meta":  # meta storages have no memory
         return False
     sa, sb = a.untyped_storage(), b.untyped_storage()
+    if sa.nbytes() == 0 or sb.nbytes() == 0:
+        return False
     a0, b0 = sa.data_ptr(), sb.data_ptr()
-    # Two byte ranges [start, end) overlap when each starts before the other ends.
+    # Two byte ranges [start, end) overlap when each starts before the other ends: two storages
+    # made from overlapping parts of one buffer (say, a numpy array) start at different places.
     return a0 < b0 + sb.nbytes() and b0 < a0 + sa.nbytes()
     # END SOLUTION
 
@@ -93,31 +113,11 @@ def move(x: torch.Tensor, device: str | torch.device) -> torch.Tensor:
     accelerator (`cuda`, `mps`, ...) whose backend is available here, with an index below its
     device count. One that does not exist raises ValueError naming it; a string torch cannot
     parse raises ValueError quoting it. An `x` that is not a tensor, or a `device` that is
-    neither a str nor a `torch.device`, raises TypeError.
+    neither a str nor a `torch.device`, raises TypeError. (These checks are written for you.)
     """
-    # BEGIN SOLUTION
     _check_tensor(f"move(x, {device!r})", "x", x)
-    if isinstance(device, str):
-        try:
-            target = torch.device(device)
-        except RuntimeError:
-            raise ValueError(
-                f"move(x, {device!r}): not a device torch understands; try 'cpu' or 'cuda:0'"
-            ) from None
-    elif isinstance(device, torch.device):
-        target = device
-    else:
-        raise TypeError(
-            f"move(x, {device!r}): device must be a str or a torch.device, "
-            f"not {type(device).__name__}"
-        )
-    index = target.index or 0
-    limit = 1 if target.type in ("cpu", "meta") else _count(target.type)
-    if index >= limit:
-        raise ValueError(
-            f"move(x, {device!r}): there is no {target.type}:{index} in this process, "
-            f"which has {_listed(target.type, limit)}"
-        )
+    target = _existing(device, f"move(x, {device!r})")
+    # BEGIN SOLUTION: decide whether x is already on target, and answer
     here = _resolved(x.device, x.device)
     there = _resolved(target, x.device)
     if (here.type, here.index) == (there.type, there.index):
@@ -131,30 +131,32 @@ def snapshot(x: torch.Tensor) -> torch.Tensor:
     its own, and no part of the autograd graph (it does not require grad).
 
     Changing `x` in place later never shows in the snapshot, not even in its version counter
-    (`_version`). It raises no warning; anything but a tensor raises TypeError.
+    (`_version`). It raises no warning; anything but a tensor raises TypeError (that check is
+    written for you).
     """
-    # BEGIN SOLUTION
     _check_tensor("snapshot(x)", "x", x)
+    # BEGIN SOLUTION: make the independent copy
     return x.detach().clone()
     # END SOLUTION
 
 
 def to_numpy(x: torch.Tensor, *, copy: bool = False) -> np.ndarray:
-    """`x`'s values as a numpy array, for a tensor on any device, of any dtype, that may
-    require grad.
+    """`x`'s values as a numpy array, for a tensor on any device, that may require grad, of a
+    dtype numpy has (bool, integers, floating point, complex) or bfloat16.
 
-    A dtype numpy lacks (bfloat16, ...) comes back exactly, in a wider dtype (float32 for
-    bfloat16); a lazy conjugate or negation is applied. With `copy=False`, when `x` needs no
-    conversion (a strided CPU tensor of a dtype numpy has, with no lazy conjugate or
-    negation), the array shares `x`'s memory. With `copy=True`, the array owns its memory.
+    bfloat16, which numpy lacks, comes back exactly, in a wider dtype (float32); a lazy
+    conjugate or negation is applied.
+    With `copy=False`, when `x` needs no conversion (a strided CPU tensor of a dtype numpy
+    has, with no lazy conjugate or negation), the array shares `x`'s memory. With `copy=True`,
+    the array owns its memory.
 
     It raises no warning. A meta tensor (no values) raises ValueError; anything but a tensor
-    raises TypeError naming its type.
+    raises TypeError naming its type. (These two checks are written for you.)
     """
-    # BEGIN SOLUTION
     _check_tensor("to_numpy(x)", "x", x)
     if x.device.type == "meta":
         raise ValueError(f"to_numpy(x): x is on the meta device, which holds no values ({x!r})")
+    # BEGIN SOLUTION: decide when the array can share x's memory, and when it must be a copy
     t = x.detach()  # free: shares memory, only leaves the graph
     fresh = False  # does `t` own memory that nobody else sees?
     if t.layout != torch.strided:
@@ -183,9 +185,8 @@ def from_numpy(a: np.ndarray, *, copy: bool = False) -> torch.Tensor:
     When torch cannot share `a` (negative strides, another byte order, a read-only array),
     `copy=False` raises ValueError suggesting `copy=True`, which still works. An array of a
     dtype torch lacks raises TypeError naming the dtype; anything but a numpy array raises
-    TypeError naming its type.
+    TypeError naming its type. (These two TypeErrors are written for you.)
     """
-    # BEGIN SOLUTION
     if not isinstance(a, np.ndarray):
         hint = " (it is a tensor already)" if isinstance(a, torch.Tensor) else ""
         raise TypeError(f"from_numpy(a): a must be a numpy.ndarray, not {type(a).__name__}{hint}")
@@ -193,6 +194,7 @@ def from_numpy(a: np.ndarray, *, copy: bool = False) -> torch.Tensor:
         torch.from_numpy(np.empty(0, dtype=a.dtype.newbyteorder("=")))
     except TypeError:
         raise TypeError(f"from_numpy(a): torch has no dtype for numpy's {a.dtype}") from None
+    # BEGIN SOLUTION: decide when the tensor can share a's memory, and when it must copy
     if copy:
         return torch.from_numpy(np.array(a, dtype=a.dtype.newbyteorder("="), copy=True))
     problems = []

@@ -9,15 +9,16 @@ wraps only when it pays, reaches the model inside, and makes the checkpoint load
 
 from __future__ import annotations
 
-# BEGIN SOLUTION
 from collections import OrderedDict
 
-# END SOLUTION
 import torch
 from torch import nn
 
 # BEGIN SOLUTION
 _PREFIX = "module."
+
+
+# END SOLUTION
 
 
 def _gpu_count() -> int:
@@ -53,9 +54,6 @@ def _checked_ids(device_ids: object, n: int) -> list[int]:
     return list(device_ids)
 
 
-# END SOLUTION
-
-
 def parallelize(model: nn.Module, device_ids: list[int] | None = None) -> nn.Module:
     """Spread `model` over the GPUs in `device_ids` (every GPU of this machine when None).
 
@@ -65,13 +63,14 @@ def parallelize(model: nn.Module, device_ids: list[int] | None = None) -> nn.Mod
 
     `device_ids` is a non-empty list of distinct indexes of GPUs this machine has; anything
     else is a ValueError naming the bad entry, raised before the model is moved or wrapped.
-    A `model` that is not an `nn.Module` is a TypeError.
+    A `model` that is not an `nn.Module` is a TypeError. (These checks are written for you:
+    `ids` is the GPUs to use.)
     """
-    # BEGIN SOLUTION
     if not isinstance(model, nn.Module):
         raise TypeError(f"parallelize(model={model!r}): expected an nn.Module")
     n = _gpu_count()
     ids = list(range(n)) if device_ids is None else _checked_ids(device_ids, n)
+    # BEGIN SOLUTION: decide what to do with the model on these GPUs
     if not ids:
         return model
     model.to(torch.device("cuda", ids[0]))
@@ -99,11 +98,11 @@ def strip_module_prefix(state_dict: dict) -> dict:
     caller's dict is left as it was. The result loads into the plain model with everything
     `load_state_dict` reads, `_metadata` (each submodule's version) included, its keys changed
     the same way: there, the wrapper's own entry `""` goes, and the model's, `"module"`,
-    becomes `""`. A `state_dict` that is not a dict is a TypeError.
+    becomes `""`. A `state_dict` that is not a dict is a TypeError (written for you).
     """
-    # BEGIN SOLUTION
     if not isinstance(state_dict, dict):
         raise TypeError(f"strip_module_prefix: expected a dict, not {type(state_dict).__name__}")
+    # BEGIN SOLUTION: undo what the wrapper did to the keys and to _metadata
     strip = bool(state_dict) and all(
         isinstance(k, str) and k.startswith(_PREFIX) for k in state_dict
     )
@@ -129,15 +128,16 @@ def scatter_sizes(batch_size: int, n_devices: int) -> list[int]:
     """How many rows each device gets, in device order, when DataParallel scatters a batch of
     `batch_size` rows over `n_devices` GPUs. Devices that get no rows are left out.
 
-    Both arguments must be positive ints; otherwise a ValueError saying which one is wrong.
+    Both arguments must be positive ints; otherwise a ValueError saying which one is wrong
+    (written for you).
     """
-    # BEGIN SOLUTION
     for name, value in (("batch_size", batch_size), ("n_devices", n_devices)):
         if not _is_int(value) or value < 1:
             raise ValueError(
                 f"scatter_sizes(batch_size={batch_size!r}, n_devices={n_devices!r}): "
                 f"{name} must be a positive int, not {value!r}"
             )
+    # BEGIN SOLUTION: split the batch as DataParallel does
     chunk = -(-batch_size // n_devices)  # ceil
     full, rest = divmod(batch_size, chunk)
     return [chunk] * full + ([rest] if rest else [])

@@ -15,8 +15,6 @@ from typing import IO
 import torch
 from torch import nn
 
-# BEGIN SOLUTION
-
 
 def _check_model(model: object, call: str) -> None:
     if not isinstance(model, nn.Module):
@@ -68,18 +66,15 @@ def _listed(kind: str, n: int) -> str:
     return f"{n} {kind} device{'s' if n > 1 else ''} ({names})"
 
 
-# END SOLUTION
-
-
 def model_device(model: nn.Module) -> torch.device:
     """The one device that holds every parameter and buffer of `model`.
 
     A model spread across devices raises ValueError saying which tensors (by name) sit on which
     device; a model without parameters and buffers raises ValueError; anything but an
-    `nn.Module` raises TypeError.
+    `nn.Module` raises TypeError (that check is written for you).
     """
-    # BEGIN SOLUTION
     _check_model(model, "model_device(model)")
+    # BEGIN SOLUTION: decide where the model is
     names_on: dict[torch.device, list[str]] = {}
     for name, tensor in [*model.named_parameters(), *model.named_buffers()]:
         names_on.setdefault(tensor.device, []).append(name)
@@ -102,18 +97,24 @@ def move_model(model: nn.Module, device: str | torch.device) -> nn.Module:
     """Put every parameter and buffer of `model` on `device`, in place; return `model` itself.
 
     Each parameter stays the same `nn.Parameter` object, with its `requires_grad`, so an
-    optimizer built before the move still updates the model.
+    optimizer built before the move still updates the model. (`meta`, which holds no data, is
+    the one place torch cannot do that by assigning `param.data`: there `Module.to` makes new
+    Parameters, unless `torch.__future__.set_swap_module_params_on_conversion(True)` is in
+    effect, and then it swaps each Parameter's contents in place. So on `meta` the same objects
+    are asked for only with that setting on.)
 
     `device` must exist in this process: `cpu` and `meta` with no index or index 0, or an
     accelerator (`cuda`, `mps`, ...) whose backend is available here, with an index below its
     device count. One that does not exist raises ValueError naming it, before anything moves; a
     string torch cannot parse raises ValueError quoting it; anything but a str or a
-    `torch.device` raises TypeError, and so does a `model` that is not an `nn.Module`.
+    `torch.device` raises TypeError, and so does a `model` that is not an `nn.Module`. (These
+    checks are written for you: `target` is a device that exists.)
     """
-    # BEGIN SOLUTION
     call = f"move_model(model, {device!r})"
     _check_model(model, call)
-    model.to(_parse_device(device, call))
+    target = _parse_device(device, call)
+    # BEGIN SOLUTION: move the model to target
+    model.to(target)
     return model
     # END SOLUTION
 
@@ -131,12 +132,12 @@ def train_step(
     The step runs on the model's device, wherever the batch comes from, and follows this
     batch's gradients only, whatever the parameters' `.grad` held before. A `loss_fn` that does
     not return a single number raises ValueError before any parameter changes; `inputs` or
-    `targets` that are not tensors raise TypeError.
+    `targets` that are not tensors raise TypeError (that check is written for you).
     """
-    # BEGIN SOLUTION
     for name, value in (("inputs", inputs), ("targets", targets)):
         if not isinstance(value, torch.Tensor):
             raise TypeError(f"train_step: {name} must be a tensor, not {type(value).__name__}")
+    # BEGIN SOLUTION: make one step on the model's device
     device = model_device(model)
     inputs, targets = inputs.to(device), targets.to(device)
     loss = loss_fn(model(inputs), targets)
@@ -159,14 +160,16 @@ def load_checkpoint(
     """Load a state_dict saved on any device (a path, or a binary file) into `model`; return
     `model` itself, with every parameter and buffer on `device` and the checkpoint's values.
 
-    The model keeps its Parameter objects. A checkpoint that would run code while it is read is
-    refused with `pickle.UnpicklingError`, and the model is left as it was. `device` is checked
-    as `move_model` checks it, before the checkpoint is read.
+    The model keeps its Parameter objects (on `meta`, as `move_model` says; `meta` holds no
+    values, so there only the checkpoint's names and shapes are loaded). A checkpoint that
+    would run code while it is read is refused with `pickle.UnpicklingError`, and the model is
+    left as it was. `device` is checked as `move_model` checks it, before the checkpoint is
+    read. (These checks are written for you: `target` is a device that exists.)
     """
-    # BEGIN SOLUTION
     call = f"load_checkpoint({source!r}, model, {device!r})"
     _check_model(model, call)
     target = _parse_device(device, call)
+    # BEGIN SOLUTION: load the checkpoint into the model, on target
     # map_location understands "cpu" but not "cpu:0" (it compares the text): normalise it.
     map_location = torch.device("cpu") if target.type == "cpu" else target
     state_dict = torch.load(source, map_location=map_location, weights_only=True)

@@ -9,20 +9,28 @@ promise whatever the batch looks like and whichever device is asked for.
 
 from __future__ import annotations
 
-# BEGIN SOLUTION
 import copy
-from collections.abc import Mapping, MutableMapping
-
-# END SOLUTION
+from collections.abc import Callable, Mapping, MutableMapping
 from typing import Any
 
 import torch
 from torch.utils.data import DataLoader, Dataset
 
 # BEGIN SOLUTION
-# Device types that hold no data a host-to-device copy could fill: pinning never helps them,
-# and they exist on every machine.
+# Device types that hold no data a host-to-device copy could fill: pinning never helps them.
 _NOT_ACCELERATORS = ("cpu", "meta")
+
+
+def _is_accelerator(device: torch.device) -> bool:
+    return device.type not in _NOT_ACCELERATORS
+
+
+def _move(value: Any, target: torch.device, accelerator: bool) -> Any:
+    """Every tensor of `value` on `target`, as `to_device` moves it."""
+    return _rebuilt(value, lambda t: t.to(target, non_blocking=accelerator and t.is_pinned()))
+
+
+# END SOLUTION
 
 
 def _as_device(device: str | torch.device, func: str) -> torch.device:
@@ -41,14 +49,10 @@ def _as_device(device: str | torch.device, func: str) -> torch.device:
         ) from None
 
 
-def _is_accelerator(device: torch.device) -> bool:
-    return device.type not in _NOT_ACCELERATORS
-
-
 def _check_exists(device: torch.device, func: str) -> None:
     """The CPU and meta always exist; `type:i` exists when `type` is this machine's
     accelerator and `i` is below its device count (a bare `type` needs one device)."""
-    if not _is_accelerator(device):
+    if device.type in ("cpu", "meta"):
         return
     accelerator = torch.accelerator.current_accelerator()
     if accelerator is None or accelerator.type != device.type:
@@ -62,11 +66,13 @@ def _check_exists(device: torch.device, func: str) -> None:
         )
 
 
-def _move(value: Any, target: torch.device, accelerator: bool) -> Any:
+def _rebuilt(value: Any, move: Callable[[torch.Tensor], torch.Tensor]) -> Any:
+    """`value` with `move(t)` in place of every tensor `t`, in the same structure: tuples, lists,
+    dicts and namedtuples keep their type, keys and order; anything else comes back as it is."""
     if isinstance(value, torch.Tensor):
-        return value.to(target, non_blocking=accelerator and value.is_pinned())
+        return move(value)
     if isinstance(value, Mapping):
-        moved = {k: _move(v, target, accelerator) for k, v in value.items()}
+        moved = {k: _rebuilt(v, move) for k, v in value.items()}
         if type(value) is dict:
             return moved
         try:  # keep a mapping's own type (OrderedDict, defaultdict, ...) where it allows it
@@ -78,16 +84,13 @@ def _move(value: Any, target: torch.device, accelerator: bool) -> Any:
         except TypeError:
             return moved
     if isinstance(value, tuple):
-        items = [_move(v, target, accelerator) for v in value]
+        items = [_rebuilt(v, move) for v in value]
         if hasattr(value, "_fields"):  # a namedtuple takes its fields as arguments
             return type(value)(*items)
         return type(value)(items)
     if isinstance(value, list):
-        return type(value)(_move(v, target, accelerator) for v in value)
+        return type(value)(_rebuilt(v, move) for v in value)
     return value
-
-
-# END SOLUTION
 
 
 def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
@@ -100,9 +103,8 @@ def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
 
     `device` is a str or a `torch.device` (anything else: TypeError); a string torch cannot
     parse is a ValueError that quotes it. `num_workers` is an int, not a bool (TypeError),
-    and not negative (ValueError).
+    and not negative (ValueError). (These checks are written for you.)
     """
-    # BEGIN SOLUTION
     target = _as_device(device, f"loader_kwargs({device!r})")
     if isinstance(num_workers, bool) or not isinstance(num_workers, int):
         raise TypeError(
@@ -113,6 +115,7 @@ def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
             f"loader_kwargs({device!r}, num_workers={num_workers}): num_workers cannot be "
             "negative; 0 loads in the main process"
         )
+    # BEGIN SOLUTION: decide, from target, what the loader should do with its batches
     if not _is_accelerator(target):
         return {}
     return {"num_workers": num_workers, "pin_memory": True}
@@ -145,11 +148,16 @@ def to_device(batch: Any, device: str | torch.device) -> Any:
     exists when `type` is this machine's accelerator and `i` is below its device count (a
     bare `"cuda"` needs at least one). Before any tensor is moved: a device that does not
     exist is a ValueError naming it; a string torch cannot parse, a ValueError quoting it;
-    anything but a str or a `torch.device`, a TypeError.
+    anything but a str or a `torch.device`, a TypeError. (The checks of the device, and the
+    walk that rebuilds the batch around each moved tensor, are written for you.)
     """
-    # BEGIN SOLUTION
     func = f"to_device(..., {device!r})"
     target = _as_device(device, func)
     _check_exists(target, func)
-    return _move(batch, target, _is_accelerator(target))
+
+    # BEGIN SOLUTION: define move(t), which copies one tensor t to target: decide how
+    def move(t: torch.Tensor) -> torch.Tensor:
+        return t.to(target, non_blocking=_is_accelerator(target) and t.is_pinned())
+
     # END SOLUTION
+    return _rebuilt(batch, move)

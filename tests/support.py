@@ -7,12 +7,19 @@ helps. Use `Say(__name__)` at the top of tests/test_<name>.py.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import os
 import re
+import sys
+import threading
 import warnings
 from collections.abc import Iterator
+from unittest import mock
 
 import pytest
 import torch
+from torch.cuda import _utils as _cuda_utils
+from torch.overrides import TorchFunctionMode
 
 from dojo import catalogue as _catalogue
 from dojo import cuda_env, harness
@@ -165,25 +172,266 @@ def names_the_device(message: str, device: str | torch.device) -> bool:
     )
 
 
+class SimulationLimit(BaseException):
+    """A call that the simulated GPUs (`fake_gpus`) cannot answer: a limit of the tests'
+    simulation, not a mistake in the code under test.
+
+    A BaseException, so that code which catches `Exception` to fall back (a fair thing to do on
+    a real machine) does not hide it: the test stops and says which call it was."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SimulatedGPU:
+    """What `torch.cuda.get_device_properties` answers for one simulated GPU."""
+
+    name: str = "Simulated GPU"
+    major: int = 8
+    minor: int = 0
+    total_memory: int = 16 * 2**30
+    multi_processor_count: int = 108
+
+    def __getattr__(self, attr: str):
+        # Only reached for attributes the dataclass lacks (a real _CudaDeviceProperties has more).
+        if attr.startswith("_"):  # Python's and printers' probes (`_repr_pretty_`)
+            raise AttributeError(attr)
+        raise SimulationLimit(
+            f"get_device_properties(...).{attr} asks the tests' simulated GPUs for a property "
+            f"they do not have (they have name, major, minor, total_memory and "
+            f"multi_processor_count). This is a limit of the tests' simulation, not a mistake "
+            f"in your code."
+        )
+
+
+SIMULATED = (
+    "torch.cuda's is_available, device_count, current_device, set_device, device(...), "
+    "get_device_properties, get_device_capability, get_device_name and is_bf16_supported, and "
+    "torch.accelerator's is_available, current_accelerator, device_count, current_device_index, "
+    "set_device_index and device_index(...)"
+)
+
+
+def _unanswered(fallback: str, *, name_the_call: bool = True) -> SimulationLimit:
+    """The error for a call the simulated GPUs cannot answer, naming the call (the outermost
+    torch function on the stack, else `fallback`) and the code that called it."""
+    torch_dir = os.path.dirname(torch.__file__) + os.sep
+    frame = sys._getframe(2)
+    entry = None
+    while frame is not None and (
+        frame.f_code.co_filename.startswith(torch_dir) or frame.f_code.co_filename == __file__
+    ):
+        if frame.f_code.co_filename.startswith(torch_dir):
+            entry = frame
+        frame = frame.f_back
+    what = fallback
+    if entry is not None and name_the_call:
+        what = f"{entry.f_globals.get('__name__', 'torch')}.{entry.f_code.co_qualname}()"
+    where = ""
+    if frame is not None:
+        where = f" (called from {frame.f_code.co_filename}, line {frame.f_lineno})"
+    return SimulationLimit(
+        f"{what}{where} needs a real GPU: the tests' simulated GPUs cannot answer it. This is a "
+        f"limit of the tests' simulation, not a mistake in your code; they answer {SIMULATED}."
+    )
+
+
+def _asked_device(func, args: tuple, kwargs: dict):
+    """The device a torch call asks for (None when it names none): the `device` argument of a
+    factory, the target of `Tensor.to` (a device, a string or an int, not another tensor's) or
+    of `Tensor.cuda`."""
+    if func is torch.Tensor.cuda:
+        device = args[1] if len(args) > 1 else kwargs.get("device")
+        return torch.device("cuda") if device is None else device
+    if func is torch.Tensor.to:
+        if "device" in kwargs:
+            return kwargs["device"]
+        first = args[1] if len(args) > 1 else None
+        return first if isinstance(first, (str, int, torch.device)) else None
+    return kwargs.get("device")
+
+
+class _SimulatedDevices(TorchFunctionMode):
+    """Sees each torch call that asks for a device: one the simulated machine lacks fails as it
+    would on a real machine (a RuntimeError), and one it has fails as a limit of the simulation,
+    since nothing can be put on a simulated GPU."""
+
+    def __init__(self, machine: SimulatedMachine) -> None:
+        super().__init__()
+        self.machine = machine
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        asked = _asked_device(func, args, kwargs)
+        if asked is not None and not isinstance(asked, bool):
+            try:  # an int is an index of the accelerator, here the simulated CUDA
+                device = (
+                    torch.device("cuda", asked) if isinstance(asked, int) else torch.device(asked)
+                )
+            except RuntimeError:
+                device = None
+            if device is not None and device.type == "cuda":
+                index = self.machine.current if device.index is None else device.index
+                self.machine._check(index)  # the real errors, for a GPU that is not there
+                raise _unanswered(
+                    f"putting a tensor on the simulated GPU cuda:{index} ({func.__name__})"
+                )
+        return func(*args, **kwargs)
+
+
+class SimulatedMachine:
+    """The state of the simulated GPUs: each GPU's properties, and the current device, which
+    CUDA keeps per host thread (it starts at 0 in every thread)."""
+
+    def __init__(self, gpus: list[SimulatedGPU]) -> None:
+        self.gpus = gpus
+        self._local = threading.local()
+
+    @property
+    def current(self) -> int:
+        return getattr(self._local, "current", 0)
+
+    @current.setter
+    def current(self, index: int) -> None:
+        self._local.current = index
+
+    def _no_gpu(self) -> None:
+        if not self.gpus:  # what a CUDA build on a machine without a GPU says
+            raise RuntimeError("No CUDA GPUs are available")
+
+    def _check(self, index: int) -> int:
+        self._no_gpu()
+        if not 0 <= index < len(self.gpus):
+            raise RuntimeError(
+                f"CUDA error: invalid device ordinal (device {index}; this simulated machine "
+                f"has {len(self.gpus)} GPU(s))"
+            )
+        return index
+
+    # torch.cuda
+    def current_device(self) -> int:
+        self._no_gpu()
+        return self.current
+
+    def set_device(self, device) -> None:
+        index = _cuda_utils._get_device_index(device)  # refuses an index-less device, as torch
+        if index >= 0:
+            self.current = self._check(index)
+
+    def exchange_device(self, index: int) -> int:  # torch.cuda.device(...).__enter__
+        if index < 0:
+            return -1
+        previous, self.current = self.current, self._check(index)
+        return previous
+
+    def get_device_properties(self, device=None) -> SimulatedGPU:
+        self._no_gpu()
+        index = _cuda_utils._get_device_index(device, optional=True)
+        if index < 0 or index >= len(self.gpus):
+            raise AssertionError("Invalid device id")  # torch's own words
+        return self.gpus[index]
+
+    def get_device_capability(self, device=None) -> tuple[int, int]:
+        properties = self.get_device_properties(device)
+        return properties.major, properties.minor
+
+    def get_device_name(self, device=None) -> str:
+        return self.get_device_properties(device).name
+
+    def is_bf16_supported(self, including_emulation: bool = True) -> bool:
+        """As torch answers for the current GPU: natively from sm_80 on; with emulation, on any
+        GPU where a bfloat16 tensor can be made (every GPU the 2.13 wheel supports)."""
+        if not self.gpus:
+            return False
+        return self.gpus[self.current].major >= 8 or including_emulation
+
+    def lazy_init(self) -> None:
+        self._no_gpu()
+        # Called by torch's Python functions, or by its C++ side before a tensor goes to a GPU.
+        raise _unanswered("a tensor operation on a simulated GPU (allocating, or copying to it)")
+
+    # torch._C._accelerator_*: what torch.accelerator's functions call
+    def accelerator_index(self) -> int:
+        if not self.gpus:
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        return self.current
+
+    def accelerator_set_index(self, index: int) -> None:
+        if index >= 0:
+            if not self.gpus:
+                raise RuntimeError("Cannot access accelerator device when none is available.")
+            self.current = self._check(index)
+
+
 @contextlib.contextmanager
-def fake_gpus(n: int) -> Iterator[None]:
+def fake_gpus(n: int, *, gpus: list[SimulatedGPU] | None = None) -> Iterator[SimulatedMachine]:
     """Make torch believe there are `n` CUDA GPUs (0 to 8). Never allocate on them.
 
-    Patches both `torch.cuda.*` and `torch.accelerator.*`, since code may ask either, and
-    however it imported them (`from torch.cuda import device_count`: `harness.patched`).
+    They answer what code may ask the machine: `torch.cuda`'s is_available, device_count,
+    current_device, set_device, device(...), get_device_properties, get_device_capability,
+    get_device_name and is_bf16_supported, and `torch.accelerator`'s is_available,
+    current_accelerator, device_count, current_device_index, set_device_index and
+    device_index(...). Each GPU's properties are `gpus[i]` (default: `SimulatedGPU()`, an
+    sm_80). A torch call that asks for a GPU the machine lacks fails as on a real machine (a
+    RuntimeError: "invalid device ordinal", or "No CUDA GPUs are available" without GPUs); any
+    other call that would need the CUDA runtime (a tensor put on a GPU that exists,
+    `torch.cuda.synchronize()`...) raises `SimulationLimit`, naming the call as a limit of the
+    simulation, not a mistake of the code under test.
+
+    Patches torch's functions however the code under test imported them
+    (`from torch.cuda import device_count`: `harness.patched`). Yields the machine, whose
+    `current` is the current device.
     """
+    gpus = list(gpus) if gpus is not None else [SimulatedGPU() for _ in range(n)]
+    if len(gpus) != n:
+        raise ValueError(f"fake_gpus({n}): {len(gpus)} GPU descriptions given")
+    machine = SimulatedMachine(gpus)
     accelerator = torch.device("cuda") if n else None
     patches = {
         (torch.cuda, "is_available"): lambda: n > 0,
         (torch.cuda, "device_count"): lambda: n,
+        (torch.cuda, "current_device"): machine.current_device,
+        (torch.cuda, "set_device"): machine.set_device,
+        (torch.cuda, "get_device_properties"): machine.get_device_properties,
+        (torch.cuda, "get_device_capability"): machine.get_device_capability,
+        (torch.cuda, "get_device_name"): machine.get_device_name,
+        (torch.cuda, "is_bf16_supported"): machine.is_bf16_supported,
+        (torch.cuda, "_exchange_device"): machine.exchange_device,
+        (torch.cuda, "_maybe_exchange_device"): machine.exchange_device,
+        (torch.cuda, "_lazy_init"): machine.lazy_init,
         (torch.accelerator, "is_available"): lambda: n > 0,
         (torch.accelerator, "device_count"): lambda: n,
         (torch.accelerator, "current_accelerator"): lambda check_available=False: accelerator,
     }
+    c_patches = {
+        "_accelerator_getAccelerator": lambda: accelerator,
+        "_accelerator_getDeviceIndex": machine.accelerator_index,
+        "_accelerator_setDeviceIndex": machine.accelerator_set_index,
+        "_accelerator_exchangeDevice": lambda i: (
+            machine.accelerator_index(),
+            machine.accelerator_set_index(i),
+        )[0],
+        "_accelerator_maybeExchangeDevice": lambda i: (
+            machine.accelerator_index(),
+            machine.accelerator_set_index(i),
+        )[0],
+    }
+
+    def unanswerable(name: str, real):
+        def call(*args, **kwargs):
+            if not n:  # a machine without an accelerator: torch's own answer
+                return real(*args, **kwargs)
+            raise _unanswered(f"torch._C.{name}()")
+
+        return call
+
     with contextlib.ExitStack() as stack:
         for (owner, attr), fake in patches.items():
             stack.enter_context(harness.patched(owner, attr, fake))
-        yield
+        for name in dir(torch._C):
+            if name.startswith("_accelerator_") and not name.startswith("_accelerator_hooks"):
+                fake = c_patches.get(name) or unanswerable(name, getattr(torch._C, name))
+                stack.enter_context(mock.patch.object(torch._C, name, fake))
+        stack.enter_context(_SimulatedDevices(machine))
+        yield machine
 
 
 def real_world(device: torch.device) -> contextlib.AbstractContextManager[None]:

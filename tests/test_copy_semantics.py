@@ -92,8 +92,9 @@ def subjects(draw, *, device="cpu", dtype=None, floating_only=False, requires_gr
 
 
 def storages_overlap(a: torch.Tensor, b: torch.Tensor) -> bool:
-    """The oracle: do the byte ranges of the two storages overlap (on one device)?"""
-    if a.device != b.device:
+    """The oracle: do the byte ranges of the two storages overlap (on one device that has
+    memory: not meta)?"""
+    if a.device != b.device or a.device.type == "meta":
         return False
     sa, sb = a.untyped_storage(), b.untyped_storage()
     return (
@@ -189,6 +190,43 @@ def test_shares_memory_sees_two_tensors_made_from_one_array(kata, n, dtype):
     check_shares(
         kata, t1, torch.from_numpy(a.copy()), "t1, t3", False, "t3 is torch.from_numpy(a.copy())"
     )
+
+
+@FEW
+@given(
+    n=st.integers(2, 12),
+    bounds=st.lists(st.integers(0, 12), min_size=4, max_size=4),
+    dtype=st.sampled_from([np.float32, np.float64, np.int16, np.uint8]),
+)
+def test_shares_memory_sees_storages_that_overlap_from_different_starts(kata, n, bounds, dtype):
+    """`torch.from_numpy` of a slice makes a storage that starts where the slice does: two
+    slices of one array are two storages, which may overlap without starting together."""
+    i, j, k, m = (min(b, n) for b in bounds)
+    i, j = min(i, j), max(i, j)
+    k, m = min(k, m), max(k, m)
+    a = np.arange(n, dtype=dtype)
+    t1, t2 = torch.from_numpy(a[i:j]), torch.from_numpy(a[k:m])
+    want = i < j and k < m and i < m and k < j  # both non-empty, and the ranges overlap
+    if want:
+        why = f"elements {max(i, k)} to {min(j, m) - 1} of a are in both"
+    elif i == j or k == m:
+        why = "a slice with no elements has an empty storage, which holds no memory"
+    else:
+        why = f"a[{i}:{j}] and a[{k}:{m}] have no element in common"
+    first, second = f"torch.from_numpy(a[{i}:{j}])", f"torch.from_numpy(a[{k}:{m}])"
+    of = f" for a of {n} elements"
+    check_shares(kata, t1, t2, f"{first}, {second}{of}", want, why)
+    check_shares(kata, t2, t1, f"{second}, {first}{of}", want, why)
+
+
+@FEW
+@given(a=tensors(device="meta"), b=tensors(device="meta"))
+def test_shares_memory_is_false_on_meta(kata, a, b):
+    why = "a meta tensor has a shape and a dtype but no memory, so it shares memory with nothing"
+    check_shares(kata, a, b, "a, b on meta", False, why)
+    check_shares(kata, a, a, "a, a on meta", False, why)
+    if a.numel() > 1:
+        check_shares(kata, a, a.view(-1)[1:], "a, a.view(-1)[1:] on meta", False, why)
 
 
 @FEW
@@ -328,6 +366,7 @@ def test_move_between_cpu_spellings_never_asks_cuda(kata, s, spelling):
 BAD_DEVICES = ["gpu", "GPU", "cuda:x", " cpu", "cpu0", "", "cpu:-1"]
 
 
+@pytest.mark.given
 @FEW
 @given(s=subjects(), text=st.sampled_from(BAD_DEVICES))
 def test_move_rejects_a_device_it_cannot_parse(kata, s, text):
@@ -342,6 +381,7 @@ def test_move_rejects_a_device_it_cannot_parse(kata, s, text):
     )
 
 
+@pytest.mark.given
 @FEW
 @given(data=st.data(), s=subjects(), n=gpu_counts)
 def test_move_refuses_a_device_that_does_not_exist(kata, data, s, n):
@@ -389,11 +429,13 @@ NOT_TENSOR_CALLS = {
     "move([1.0, 2.0], 'cpu')": lambda kata, x: kata.move([1.0, 2.0], "cpu"),
     "move(x, None)": lambda kata, x: kata.move(x, None),
     "move(x, 1.5)": lambda kata, x: kata.move(x, 1.5),
+    "move(x, 0)": lambda kata, x: kata.move(x, 0),  # torch.device(0): the current accelerator
     "snapshot(numpy array)": lambda kata, x: kata.snapshot(np.arange(3.0)),
     "snapshot(None)": lambda kata, x: kata.snapshot(None),
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("call", NOT_TENSOR_CALLS)
 def test_refuses_arguments_of_the_wrong_type(kata, call):
     with say.raises(TypeError, call, hint=3):
@@ -623,6 +665,7 @@ def test_to_numpy_resolves_conjugate_and_negative_bits(kata, shape, dtype, seed,
 NOT_TENSORS = [[1.0, 2.0], np.arange(3.0), None, 3.5, "tensor"]
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("value", NOT_TENSORS, ids=lambda v: type(v).__name__)
 def test_to_numpy_refuses_what_is_not_a_tensor(kata, value):
     text = f"to_numpy({describe(value)})"
@@ -636,6 +679,7 @@ def test_to_numpy_refuses_what_is_not_a_tensor(kata, value):
     )
 
 
+@pytest.mark.given
 def test_to_numpy_refuses_a_meta_tensor(kata):
     text = "to_numpy(x) with x on the meta device"
     with say.raises(ValueError, text, hint=3):
@@ -775,6 +819,7 @@ NOT_ARRAYS = [
 ]
 
 
+@pytest.mark.given
 @pytest.mark.parametrize(
     "value", NOT_ARRAYS, ids=lambda v: f"{type(v).__name__}-{getattr(v, 'dtype', '')}"
 )

@@ -218,6 +218,7 @@ def test_parallelize_leaves_the_model_alone_without_gpus(kata, move_to_cpu):
     )
 
 
+@pytest.mark.given
 @given(data=st.data(), n=gpu_counts)
 def test_parallelize_rejects_a_gpu_that_does_not_exist(kata, data, n):
     bad = data.draw(st.integers(n, n + 8) | st.integers(-3, -1), label="bad id")
@@ -240,6 +241,7 @@ MALFORMED = [([0, 0], 0), ([1, 0, 1], 1), ([], None), (["cuda:1"], "cuda:1"), ([
 MALFORMED += [([0, 0.5], 0.5), ([None], None)]
 
 
+@pytest.mark.given
 @given(n=st.integers(2, 8), case=st.sampled_from(MALFORMED))
 def test_parallelize_rejects_malformed_device_ids(kata, n, case):
     ids, bad = case
@@ -254,6 +256,7 @@ def test_parallelize_rejects_malformed_device_ids(kata, n, case):
     )
 
 
+@pytest.mark.given
 @given(
     n=gpu_counts,
     value=st.sampled_from(
@@ -475,6 +478,7 @@ def test_strip_module_prefix_keeps_the_metadata(kata, keys):
     )
 
 
+@pytest.mark.given
 @given(value=st.sampled_from([None, "module.weight", [("module.weight", 1.0)], 3]))
 def test_strip_module_prefix_rejects_what_is_not_a_dict(kata, value):
     with say.raises(TypeError, f"strip_module_prefix({value!r})", hint=3):
@@ -594,6 +598,7 @@ def test_scatter_sizes_match_chunking_a_real_batch(kata, batch, n):
     )
 
 
+@pytest.mark.given
 @given(
     batch=st.integers(-5, 0) | st.sampled_from([2.0, "8", None]),
     n=st.integers(1, 4),

@@ -10,10 +10,13 @@ brings it back.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import io
 import math
 import pickle
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -315,6 +318,61 @@ def test_move_model_keeps_the_module_and_every_parameter(kata, arch, spelling):
     assert not left, say(call, f"left {', '.join(left)} off the CPU ({where(model)})", hint=1)
 
 
+@contextlib.contextmanager
+def swapping_parameters() -> Iterator[None]:
+    """`torch.__future__.set_swap_module_params_on_conversion(True)` for the block: then
+    `Module._apply` keeps every Parameter object even on `meta`, swapping its contents in place
+    (`torch.utils.swap_tensors`), as it keeps them between devices with data by assigning
+    `param.data`. A move to meta becomes a real move whose identity can be observed."""
+    before = torch.__future__.get_swap_module_params_on_conversion()
+    torch.__future__.set_swap_module_params_on_conversion(True)
+    try:
+        yield
+    finally:
+        torch.__future__.set_swap_module_params_on_conversion(before)
+
+
+@given(arch=archs(), spelling=st.sampled_from(["meta", torch.device("meta"), "meta:0"]))
+def test_move_model_keeps_every_parameter_when_it_moves(kata, arch, spelling):
+    """On a machine with a GPU, a move to cuda keeps each Parameter (`Module._apply` assigns
+    `param.data`; the cuda tier checks it). Without a GPU, the move is to meta, with torch set to
+    keep Parameters there too (`swapping_parameters`): a move_model that makes new Parameters
+    whenever the device changes is seen here."""
+    model = arch.make()
+    params = list(model.parameters())
+    optimizer = torch.optim.SGD(params, lr=0.1) if params else None
+    call = (
+        f"move_model({arch}, {spelling!r}) with "
+        "torch.__future__.set_swap_module_params_on_conversion(True)"
+    )
+    with swapping_parameters():
+        got = say.call(call, lambda: kata.move_model(model, spelling), hint=2)
+    assert got is model, say(
+        call, f"returned another {type(got).__name__}; expected the model itself", hint=2
+    )
+    now = list(model.parameters())
+    replaced = [
+        name
+        for (name, p), old in zip(model.named_parameters(), params, strict=True)
+        if p is not old
+    ]
+    assert len(now) == len(params) and not replaced, say(
+        call,
+        f"replaced the Parameter objects {', '.join(replaced) or '(a different number)'} while "
+        "moving to meta; with that setting on, torch itself keeps them, so these were made "
+        "anew, and an optimizer built before the move would update Parameters the model no "
+        "longer has",
+        hint=2,
+    )
+    left = [name for name, t in tensors_of(model) if t.device.type != "meta"]
+    assert not left, say(call, f"left {', '.join(left)} behind ({where(model)})", hint=1)
+    if optimizer is not None:
+        held = optimizer.param_groups[0]["params"]
+        assert all(a is b for a, b in zip(held, model.parameters(), strict=True)), say(
+            call, "left the optimizer holding Parameters that are not the model's", hint=2
+        )
+
+
 def expect_value_error(call: str, run, named: str | torch.device, hint: int) -> str:
     """Run `run()`; expect a ValueError that names `named`. Returns the message."""
     try:
@@ -349,27 +407,35 @@ def expect_value_error(call: str, run, named: str | torch.device, hint: int) -> 
     return message
 
 
+@pytest.mark.given
 @given(data=st.data(), arch=archs(), n=gpu_counts)
 def test_move_model_refuses_a_device_that_does_not_exist(kata, data, arch, n):
-    missing = data.draw(missing_devices(n), label="device")
-    model = arch.make()
-    before = {name: t.detach().clone() for name, t in tensors_of(model)}
-    call = f"move_model({arch}, {missing!r}) with {n} GPU(s)"
-    with fake_gpus(n):
-        expect_value_error(call, lambda: kata.move_model(model, missing), missing, hint=1)
-    moved = [name for name, t in tensors_of(model) if t.device.type != "cpu"]
-    changed = [] if moved else [nm for nm, t in tensors_of(model) if not torch.equal(t, before[nm])]
-    assert not moved and not changed, say(
-        call,
-        f"moved or changed {', '.join(moved or changed)} before refusing ({where(model)}); "
-        "check the device before anything moves",
-        hint=3,
-    )
+    drawn = data.draw(missing_devices(n), label="device")
+    # meta:1 always: a second meta is one torch itself moves to, so a move made before the
+    # check shows whatever the draw.
+    for missing in (drawn, "meta:1"):
+        model = arch.make()
+        before = {name: t.detach().clone() for name, t in tensors_of(model)}
+        call = f"move_model({arch}, {missing!r}) with {n} GPU(s)"
+        with fake_gpus(n):
+            run = functools.partial(kata.move_model, model, missing)
+            expect_value_error(call, run, missing, hint=1)
+        moved = [name for name, t in tensors_of(model) if t.device.type != "cpu"]
+        changed = (
+            [] if moved else [nm for nm, t in tensors_of(model) if not torch.equal(t, before[nm])]
+        )
+        assert not moved and not changed, say(
+            call,
+            f"moved or changed {', '.join(moved or changed)} before refusing ({where(model)}); "
+            "check the device before anything moves",
+            hint=3,
+        )
 
 
 BAD_DEVICES = ["gpu", "GPU", "cuda:x", " cpu", "cpu0", "", "cpu:-1"]
 
 
+@pytest.mark.given
 @given(arch=archs(), text=st.sampled_from(BAD_DEVICES), function=st.sampled_from(["move", "load"]))
 def test_move_model_and_load_checkpoint_reject_a_device_they_cannot_parse(
     kata, arch, text, function
@@ -399,6 +465,11 @@ WRONG_TYPES = {
     ),
     "move_model(model, 1.5)": lambda kata: kata.move_model(nn.Linear(2, 2), 1.5),
     "move_model(model, None)": lambda kata: kata.move_model(nn.Linear(2, 2), None),
+    # torch.device(0) would read an int as the current accelerator; the contract asks for a name
+    "move_model(model, 0)": lambda kata: kata.move_model(nn.Linear(2, 2), 0),
+    "load_checkpoint(f, model, 0)": lambda kata: kata.load_checkpoint(
+        io.BytesIO(b""), nn.Linear(2, 2), 0
+    ),
     "train_step(..., inputs=a list, targets)": lambda kata: kata.train_step(
         nn.Linear(2, 1),
         torch.optim.SGD(nn.Linear(2, 1).parameters(), lr=0.1),
@@ -416,6 +487,7 @@ WRONG_TYPES = {
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("call", WRONG_TYPES)
 def test_refuses_arguments_of_the_wrong_type(kata, call):
     with say.raises(TypeError, call, hint=3):
@@ -654,6 +726,7 @@ def test_load_checkpoint_refuses_a_checkpoint_that_runs_code(kata, arch, seed):
     assert not changed, say(call, f"changed {', '.join(changed)} before refusing", hint=2)
 
 
+@pytest.mark.given
 @given(data=st.data(), arch=archs(), n=gpu_counts)
 @settings(max_examples=20)
 def test_load_checkpoint_checks_the_device_before_reading(kata, data, arch, n):

@@ -2,8 +2,9 @@
 
 Without a GPU, the cpu tier plays one: `forced_pin_path` makes the DataLoader believe there is a
 CUDA accelerator and replaces `Tensor.pin_memory` with a recording fake (a plain clone that the
-patched `Tensor.is_pinned` then reports as pinned); `spy_moves` records every `Tensor.to` and
-`Tensor.cuda` call and only pretends to move to an accelerator. Nothing is ever allocated on
+patched `Tensor.is_pinned` then reports as pinned); `spy_moves` records every call that puts a
+tensor on a device (`Tensor.to`, `Tensor.cuda`, `copy_` into a tensor made there...) and only
+pretends to move to an accelerator. Nothing is ever allocated on
 CUDA there. The cuda tier checks real pinned batches and real copies.
 """
 
@@ -22,6 +23,7 @@ import pytest
 import torch
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from torch.overrides import TorchFunctionMode
 from torch.utils.data import DataLoader, Dataset, RandomSampler, SequentialSampler, TensorDataset
 
 from dojo import harness
@@ -30,6 +32,7 @@ from tests.support import (
     Say,
     describe,
     fake_gpus,
+    names_the_device,
     plain_repr,
     quotes,
     real_world,
@@ -152,7 +155,7 @@ class Move:
         return f"{where} of {describe(self.source)} (non_blocking={self.non_blocking})"
 
 
-def _to_arguments(args: tuple, kwargs: dict) -> tuple[Any, bool]:
+def _to_arguments(args: tuple, kwargs: dict, device_of: Callable) -> tuple[Any, bool]:
     """The device and non_blocking of a Tensor.to call, from any of its three signatures."""
     device = kwargs.get("device")
     non_blocking = kwargs.get("non_blocking", False)
@@ -160,7 +163,7 @@ def _to_arguments(args: tuple, kwargs: dict) -> tuple[Any, bool]:
     if rest:
         first = rest.pop(0)
         if isinstance(first, torch.Tensor):  # to(other, non_blocking, copy)
-            device, at = first.device, 0
+            device, at = device_of(first), 0
         elif isinstance(first, torch.dtype):  # to(dtype, non_blocking, copy)
             at = 0
         else:  # to(device, dtype, non_blocking, copy)
@@ -170,41 +173,92 @@ def _to_arguments(args: tuple, kwargs: dict) -> tuple[Any, bool]:
     return device, bool(non_blocking)
 
 
+class MoveSpy(TorchFunctionMode):
+    """Sees every torch call the code under test makes (a TorchFunctionMode), and records each
+    one that puts a tensor's values on a device: `Tensor.to`, `Tensor.cuda`, `dst.copy_(src)`,
+    `torch.as_tensor(t, device=...)`, whichever the code chose.
+
+    With `pretend`, nothing is allocated on an accelerator: a tensor made there (by a move, or
+    by a factory such as `torch.empty_like(t, device="cuda")`) is made on the CPU instead and
+    remembered as being on that device, which its `.device` then reports; a later
+    `copy_` into it is a move to that device."""
+
+    def __init__(self, pretend: bool) -> None:
+        super().__init__()
+        self.pretend = pretend
+        self.moves: list[Move] = []
+        self.simulated: dict[int, tuple[torch.Tensor, torch.device]] = {}  # id -> (t, device)
+
+    def device_of(self, t: torch.Tensor) -> torch.device:
+        held = self.simulated.get(id(t))
+        return held[1] if held is not None and held[0] is t else t.device
+
+    def _pretends(self, device) -> bool:
+        return self.pretend and device is not None and is_accelerator(device)
+
+    def _simulate(self, t: torch.Tensor, device) -> torch.Tensor:
+        self.simulated[id(t)] = (t, torch.device(device))  # a strong reference: ids stay unique
+        return t
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        if func == torch.Tensor.device.__get__:
+            return self.device_of(args[0])
+        if func is torch.Tensor.to:
+            src, *rest = args
+            device, non_blocking = _to_arguments(tuple(rest), kwargs, self.device_of)
+            target = None if device is None else torch.device(device)
+            if self._pretends(target):
+                result = self._simulate(src.clone(), target)
+            else:
+                result = func(*args, **kwargs)
+            self.moves.append(Move(src, target, non_blocking, result))
+            return result
+        if func is torch.Tensor.cuda:
+            src, *rest = args
+            device = rest[0] if rest else kwargs.get("device")
+            non_blocking = bool(rest[1] if len(rest) > 1 else kwargs.get("non_blocking", False))
+            index = device.index if isinstance(device, torch.device) else device
+            target = torch.device("cuda", index) if index is not None else torch.device("cuda")
+            if self._pretends(target):
+                result = self._simulate(src.clone(), target)
+            else:
+                result = func(*args, **kwargs)
+            self.moves.append(Move(src, target, non_blocking, result))
+            return result
+        if func is torch.Tensor.copy_:
+            dst, src, *rest = args
+            non_blocking = bool(rest[0] if rest else kwargs.get("non_blocking", False))
+            result = func(*args, **kwargs)
+            self.moves.append(Move(src, self.device_of(dst), non_blocking, dst))
+            return result
+        device = kwargs.get("device")
+        if self._pretends(device):  # a factory asked for an accelerator: make it on the CPU
+            kwargs["device"] = "cpu"
+            kwargs.pop("pin_memory", None)
+            result = func(*args, **kwargs)
+            if not isinstance(result, torch.Tensor):
+                return result
+            if any(result is a for a in args):  # torch.as_tensor(t, ...) can hand back t
+                result = result.clone()
+            self._simulate(result, device)
+            copies = func in (torch.as_tensor, torch.tensor)  # of their first argument
+            if copies and args and isinstance(args[0], torch.Tensor):
+                self.moves.append(Move(args[0], torch.device(device), False, result))
+            return result
+        return func(*args, **kwargs)
+
+
 @contextlib.contextmanager
 def spy_moves(*, pretend: bool = True) -> Iterator[list[Move]]:
-    """Record every `Tensor.to` and `Tensor.cuda` call.
+    """Record every call that puts a tensor on a device (`MoveSpy`).
 
-    With `pretend`, a move to an accelerator is not performed: its result is a CPU clone.
-    Moves to the CPU or to meta, and every move without `pretend`, really happen.
+    With `pretend`, a move to an accelerator is not performed: its result is a CPU clone that
+    reports the accelerator as its device. Moves to the CPU or to meta, and every move without
+    `pretend`, really happen.
     """
-    moves: list[Move] = []
-    real_to, real_clone = torch.Tensor.to, torch.Tensor.clone
-
-    def perform(self, target, non_blocking, really):
-        device = None if target is None else torch.device(target)
-        if pretend and device is not None and device.type not in ("cpu", "meta"):
-            result = real_clone(self)
-        else:
-            result = really()
-        moves.append(Move(self, device, non_blocking, result))
-        return result
-
-    def fake_to(self, *args, **kwargs):
-        device, non_blocking = _to_arguments(args, kwargs)
-        return perform(self, device, non_blocking, lambda: real_to(self, *args, **kwargs))
-
-    def fake_cuda(self, device=None, non_blocking=False, **kwargs):
-        index = device.index if isinstance(device, torch.device) else device
-        target = torch.device("cuda", index) if index is not None else torch.device("cuda")
-        return perform(
-            self, target, non_blocking, lambda: real_to(self, target, non_blocking=non_blocking)
-        )
-
-    with (
-        mock.patch.object(torch.Tensor, "to", fake_to),
-        mock.patch.object(torch.Tensor, "cuda", fake_cuda),
-    ):
-        yield moves
+    with MoveSpy(pretend) as spy:
+        yield spy.moves
 
 
 # --- batches ----------------------------------------------------------------------------------
@@ -378,8 +432,8 @@ def moved_by(call: str, moves: list[Move], device, pinned) -> Callable:
             return  # already on the CPU: nothing to move
         assert move is not None, say(
             call,
-            f"returned {outline(out)} at {path} without moving that tensor with "
-            f"Tensor.to({device!r}, ...)",
+            f"returned {outline(out)} at {path}, which is not a copy of that tensor made on "
+            f"{target} (by Tensor.to, Tensor.cuda, copy_ or any other call)",
             hint=2,
         )
         assert move.target is not None and same_device(move.target, target), say(
@@ -479,6 +533,7 @@ def check_quoted(call: str, err: BaseException, text: str, hint: int) -> None:
     )
 
 
+@pytest.mark.given
 @given(text=st.sampled_from(BAD_DEVICE_STRINGS) | st.text(max_size=8))
 def test_loader_kwargs_quotes_a_bad_device(kata, text):
     assume(torch_rejects(text))
@@ -488,6 +543,7 @@ def test_loader_kwargs_quotes_a_bad_device(kata, text):
     check_quoted(call, raised.value, text, hint=3)
 
 
+@pytest.mark.given
 @given(
     device=st.sampled_from(ACCELERATORS) | cpu_spellings(), num_workers=st.integers(max_value=-1)
 )
@@ -713,6 +769,7 @@ def test_to_device_non_blocking_only_when_pinned(kata, kind, data, batch):
     check_structure(call, batch, out, moved_by(call, moves, device, pinned))
 
 
+@pytest.mark.given
 @given(
     value=st.sampled_from(
         [{"x": torch.zeros(2)}, [torch.zeros(2), 1], torch.zeros(3), "no tensor at all"]
@@ -727,6 +784,7 @@ def test_to_device_quotes_a_bad_device(kata, value, text):
     check_quoted(call, raised.value, text, hint=3)
 
 
+@pytest.mark.given
 @given(batch=batches, machine=missing_devices())
 def test_to_device_refuses_a_device_that_does_not_exist(kata, batch, machine):
     n, device = machine
@@ -739,7 +797,7 @@ def test_to_device_refuses_a_device_that_does_not_exist(kata, batch, machine):
     expect = say.raises(ValueError, call, hint=3)
     with fake_gpus(n), spy_moves() as moves, expect as raised, recursion_budget():
         kata.to_device(batch, device)
-    assert name in str(raised.value), say(
+    assert names_the_device(str(raised.value), device), say(
         call,
         f"raised ValueError({str(raised.value)!r}), which does not name the device {name!r}",
         hint=3,
@@ -756,6 +814,7 @@ def test_to_device_refuses_a_device_that_does_not_exist(kata, batch, machine):
 NOT_DEVICES = [0, 1, None, 1.5, b"cuda", ["cuda"]]
 
 
+@pytest.mark.given
 @given(value=st.sampled_from(NOT_DEVICES))
 def test_a_device_that_is_not_a_str_is_a_type_error(kata, value):
     for call, fn in (
@@ -769,6 +828,7 @@ def test_a_device_that_is_not_a_str_is_a_type_error(kata, value):
             fn()
 
 
+@pytest.mark.given
 @given(
     device=st.sampled_from(ACCELERATORS) | cpu_spellings(),
     num_workers=st.sampled_from([True, False, 1.0, "2", None]),

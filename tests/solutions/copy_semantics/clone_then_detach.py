@@ -14,7 +14,7 @@ def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
     for name, t in (("a", a), ("b", b)):
         if not torch.is_tensor(t):
             raise TypeError(f"shares_memory: {name} is a {type(t).__name__}, not a tensor")
-    if (a.device.type, a.device.index) != (b.device.type, b.device.index):
+    if (a.device.type, a.device.index) != (b.device.type, b.device.index) or a.is_meta:
         return False
     sa, sb = a.untyped_storage(), b.untyped_storage()
     if sa.nbytes() == 0 or sb.nbytes() == 0:

@@ -21,6 +21,8 @@ def shares_memory(a, b):
     if a.device != b.device:
         return False
     sa, sb = a.untyped_storage(), b.untyped_storage()
+    if 0 in (sa.data_ptr(), sb.data_ptr()):  # no memory behind it: meta, or nothing allocated
+        return False
     lo_a, hi_a = sa.data_ptr(), sa.data_ptr() + sa.nbytes()
     lo_b, hi_b = sb.data_ptr(), sb.data_ptr() + sb.nbytes()
     return not (hi_a <= lo_b or hi_b <= lo_a)

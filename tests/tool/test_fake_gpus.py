@@ -1,0 +1,79 @@
+"""The simulated GPUs (tests/support.py `fake_gpus`), which every kata's cpu tier uses: they
+answer what a correct solution may ask the machine, refuse a GPU they lack as a real machine
+does, and name anything else as a limit of the simulation."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import torch
+
+from tests.support import SimulatedGPU, SimulationLimit, fake_gpus
+
+
+def test_they_answer_the_current_device_and_change_it():
+    with fake_gpus(3) as machine:
+        assert torch.cuda.current_device() == 0 == torch.accelerator.current_device_index()
+        torch.cuda.set_device(2)
+        assert machine.current == 2 == torch.accelerator.current_device_index()
+        torch.accelerator.set_device_index(1)
+        assert torch.cuda.current_device() == 1
+        with torch.cuda.device(0):
+            assert torch.cuda.current_device() == 0
+        with torch.accelerator.device_index(2):
+            assert torch.cuda.current_device() == 2
+        assert torch.cuda.current_device() == 1
+        seen = []
+        thread = threading.Thread(target=lambda: seen.append(torch.cuda.current_device()))
+        thread.start()
+        thread.join()
+        assert seen == [0]  # CUDA's current device is per host thread
+
+
+def test_they_refuse_what_torch_refuses():
+    with fake_gpus(2):
+        with pytest.raises(ValueError, match="specified index"):  # as torch.cuda.set_device does
+            torch.cuda.set_device(torch.device("cuda"))
+        with pytest.raises(RuntimeError, match="invalid device ordinal"):
+            torch.cuda.set_device(5)
+        with pytest.raises(AssertionError, match="Invalid device id"):
+            torch.cuda.get_device_properties(2)
+        with pytest.raises(RuntimeError, match="invalid device ordinal"):
+            torch.zeros(1).to("cuda:2")
+    with fake_gpus(0):
+        with pytest.raises(RuntimeError, match="No CUDA GPUs"):
+            torch.cuda.current_device()
+        with pytest.raises(RuntimeError, match="No CUDA GPUs"):
+            torch.zeros(1, device="cuda")
+        assert not torch.cuda.is_bf16_supported()
+
+
+def test_each_gpu_has_its_own_properties():
+    gpus = [SimulatedGPU(name="A100", major=8), SimulatedGPU(name="T4", major=7, minor=5)]
+    with fake_gpus(2, gpus=gpus):
+        assert torch.cuda.get_device_capability("cuda:1") == (7, 5)
+        assert torch.cuda.get_device_name() == "A100"
+        assert torch.cuda.is_bf16_supported(including_emulation=False)
+        torch.cuda.set_device(1)
+        assert not torch.cuda.is_bf16_supported(including_emulation=False)
+        assert torch.cuda.get_device_properties(torch.device("cuda")).name == "T4"
+
+
+@pytest.mark.parametrize(
+    ("call", "named"),
+    [
+        (lambda: torch.cuda.synchronize(), "torch.cuda.synchronize"),
+        (lambda: torch.cuda.mem_get_info(), "mem_get_info"),
+        (lambda: torch.accelerator.synchronize(), "torch.accelerator.synchronize"),
+        (lambda: torch.zeros(1, device="cuda:1"), "cuda:1"),
+        (lambda: torch.zeros(1).cuda(), "cuda:0"),
+        (lambda: torch.cuda.get_device_properties(0).uuid, "uuid"),
+    ],
+)
+def test_a_call_they_cannot_answer_is_named_as_a_limit_of_the_simulation(call, named):
+    with fake_gpus(2), pytest.raises(SimulationLimit) as raised:
+        call()
+    assert named in str(raised.value)
+    assert "limit of the tests' simulation, not a mistake in your code" in str(raised.value)
+    assert not issubclass(SimulationLimit, Exception)  # `except Exception` cannot hide it
