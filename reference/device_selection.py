@@ -139,9 +139,10 @@ def physical_gpu_id(logical: int, visible: str | None) -> int:
 
     `visible` is the variable's value: `None` when it is unset (every GPU, in order), or
     comma-separated physical ids such as `"2,0"` (then `cuda:0` is physical GPU 2), where an
-    entry is digits with optional spaces around them. A value that is empty, holds any other
-    entry (`"1.5"`, `"+1"`, a GPU UUID) or lists an id twice, a `logical` beyond the GPUs it
-    makes visible, and a negative `logical` all raise ValueError. (The check of `logical`, and
+    entry is digits with optional whitespace (spaces, tabs) around them, as torch reads it. A
+    value that is empty, holds any other entry (`"1.5"`, `"+1"`, a GPU UUID) or lists an id
+    twice, a `logical` beyond the GPUs it makes visible, and a negative `logical` all raise
+    ValueError. (The check of `logical`, and
     the answer when the variable is unset, are written for you.)
     """
     if isinstance(logical, bool) or not isinstance(logical, int) or logical < 0:

@@ -302,7 +302,8 @@ padding = st.sampled_from(["", " ", "  ", "\t"])
 
 @st.composite
 def visible_values(draw, ids):
-    """A CUDA_VISIBLE_DEVICES value listing `ids`, with spaces around some entries."""
+    """A CUDA_VISIBLE_DEVICES value listing `ids`, with whitespace (spaces, tabs) around some
+    entries."""
     return ",".join(f"{draw(padding)}{i}{draw(padding)}" for i in ids)
 
 
