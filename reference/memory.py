@@ -30,8 +30,9 @@ def activation_bytes(model: nn.Module, *inputs: torch.Tensor) -> int:
     own parameters and buffers, as a Python int.
 
     What counts is memory: each storage counts once, with all its bytes, however many tensors
-    or views of it are kept. It runs the forward pass once and never the backward pass. It
-    leaves nothing behind: no hook it installed is still installed after it returns or
+    or views of it are kept. It runs the forward pass once and never the backward pass, and
+    measuring changes nothing the pass keeps: every tensor it saves stays alive until it ends.
+    It leaves nothing behind: no hook it installed is still installed after it returns or
     raises, and nothing the forward pass made is still alive after it returns.
     """
     # BEGIN SOLUTION
