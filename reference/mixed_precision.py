@@ -55,8 +55,9 @@ def _device(func: str, device: str | torch.device) -> torch.device:
 def autocast_dtype(device: str | torch.device) -> torch.dtype:
     """The 16-bit type to train in on `device`.
 
-    bfloat16 on the CPU. On a CUDA GPU, bfloat16 when the GPU computes in it natively, and
-    float16 when it does not (a GPU that can only emulate bfloat16 gets float16).
+    bfloat16 on the CPU. On a CUDA GPU, bfloat16 when that GPU computes in it natively, and
+    float16 when it does not (a GPU that can only emulate bfloat16 gets float16). A bare
+    `cuda` is the current GPU.
 
     ValueError naming the device for anything else: text torch cannot parse as a device, a
     device type other than cpu and cuda, or a GPU this machine does not have.
