@@ -42,7 +42,6 @@ import weakref
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from unittest import mock
 
 import pytest
 import torch
@@ -52,7 +51,7 @@ from torch import nn
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from tests.strategies import make_tensor
-from tests.support import Say, plain_repr, recorded_warnings
+from tests.support import Say, host_reads, plain_repr, recorded_warnings
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -621,48 +620,9 @@ def total(grads: list[list[torch.Tensor]]) -> list[torch.Tensor]:
     return [sum(gs) for gs in zip(*grads, strict=True)]
 
 
-TO_HOST = (
-    "item",
-    "tolist",
-    "numpy",
-    "cpu",
-    "to",
-    "__float__",
-    "__int__",
-    "__index__",
-    "__bool__",
-    "__format__",
-    "__repr__",
-    "__array__",
-)
-
-
-@contextlib.contextmanager
-def read_backs() -> Iterator[None]:
-    """Note each read of a tensor's value by the host in EVENTS, as "read Tensor.name"; a read
-    made inside another is part of it."""
-    depth = [0]
-
-    def spy(name: str):
-        real = getattr(torch.Tensor, name)
-
-        def method(self, *args, **kwargs):
-            if name == "to":
-                target = torch._C._nn._parse_to(*args, **kwargs)[0]
-                if target is None or target.type != "cpu":
-                    return real(self, *args, **kwargs)
-            if depth[0] == 0:
-                EVENTS.append(f"read Tensor.{name}")
-            depth[0] += 1
-            try:
-                return real(self, *args, **kwargs)
-            finally:
-                depth[0] -= 1
-
-        return method
-
-    with mock.patch.multiple(torch.Tensor, **{name: spy(name) for name in TO_HOST}):
-        yield
+def read_backs() -> contextlib.AbstractContextManager[None]:
+    """Note each read of a tensor's value by the host in EVENTS, as "read Tensor.name"."""
+    return host_reads(lambda name, caller: EVENTS.append(f"read Tensor.{name}"))
 
 
 def reads() -> list[str]:
