@@ -29,7 +29,9 @@ from dojo import requirements  # stdlib only: reads pyproject.toml
 
 nox.needs_version = ">=2025.2.9"
 nox.options.default_venv_backend = "uv|venv"  # uv where it is installed, else venv and pip
-nox.options.sessions = ["tests", "stubs", "mistakes", "solutions", "docs", "lint"]
+nox.options.sessions = [
+    "tests", "stubs", "mistakes", "solutions", "first_attempts", "docs", "lint",
+]  # fmt: skip
 
 PYPROJECT = nox.project.load_toml("pyproject.toml")
 # The newest torch release the cpu tier is known to pass on (`nox -s compat`, in CI). Pages and
@@ -164,7 +166,10 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def stubs(session: nox.Session) -> None:
-    """Check that every kata test fails on the stubs, with NotImplementedError."""
+    """Check that `given` tests pass on the stubs and every other kata test fails unwritten.
+
+    Unwritten: with NotImplementedError; a stub that is a program to fix fails with an
+    assertion or NotImplementedError, and with an assertion on its pitfall's test."""
     _install(session, "test")
     with _compiled(session) as env:
         session.run("python", "-m", "dojo.verify", "stubs", env=env)
@@ -184,6 +189,17 @@ def solutions(session: nox.Session) -> None:
     _install(session, "test")
     with _compiled(session) as env:
         session.run("python", "-m", "dojo.verify", "solutions", env=env)
+
+
+@nox.session(name="first_attempts")
+def first_attempts(session: nox.Session) -> None:
+    """Check that every first attempt in tests/first_attempts/ fails with its lesson's message.
+
+    Each fails its kata's pitfall test, with an assertion whose message holds the phrase the
+    attempt's docstring names (`Message:`)."""
+    _install(session, "test")
+    with _compiled(session) as env:
+        session.run("python", "-m", "dojo.verify", "first_attempts", env=env)
 
 
 @nox.session
@@ -265,10 +281,13 @@ def tests_cuda(session: nox.Session) -> None:
 
 @nox.session
 def docs(session: nox.Session) -> None:
-    """Build the site with `mkdocs build --strict` (pages run their examples at build time)."""
+    """Build the site with `mkdocs build --strict` (pages run their examples at build time).
+
+    Then `dojo.verify spoilers` reads the kata pages it built: none gives its kata away."""
     _install(session, "docs")
     with _compiled(session) as env:
         session.run("mkdocs", "build", "--strict", env=env)
+        session.run("python", "-m", "dojo.verify", "spoilers", "--site", "site", env=env)
 
 
 @nox.session(name="docs-serve", venv_backend="none")

@@ -8,8 +8,15 @@ Markers a page may hold, each alone on its line (a marker quoted in prose is lef
 - `<!-- stub -->`: the stub the learner fills in, generated from the reference, folded;
 - `<!-- hints -->`: the kata's hint ladder, each rung folded and titled by what it is about;
 - `<!-- mistakes -->`: the kata's mistake corpus, one line each, folded as a spoiler;
-- `<!-- solution -->`: the reference without its solution markers, folded as a spoiler.
-Kata pages must hold the last four.
+- `<!-- solution -->`: the reference without its solution markers, folded as a spoiler;
+- `<!-- solutions -->`: the correct solutions of tests/solutions/<name>/, each file folded and
+  titled by the first sentence of its docstring.
+
+Each kata has two pages. Its kata page, docs/katas/<name>.md, is read before the attempt: it
+must hold `<!-- stub -->`, and it may hold nothing that resolves the kata: none of the other
+four markers and no include of a file under tests/ (the build fails with a PluginError that
+says which). Its discussion page, docs/discussions/<name>.md, is read after: it must hold the
+last four (and may show the stub too).
 
 Predict, then see: an executed block with `predict="on"` shows its code as a plain block and
 folds its output below it ("Output"), so a reader can guess before looking.
@@ -176,6 +183,32 @@ def _mistakes(kata: _catalogue.Kata) -> str:
     return f'??? danger "{title}"\n{_indent(intro)}\n\n{_indent(chr(10).join(lines))}'
 
 
+def _docstring_title(path: Path) -> str:
+    """The first sentence of the module docstring of `path`, on one line, as a fold's title."""
+    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    para = doc.split("\n\n")[0].replace("\n", " ").strip()
+    if not para:
+        raise PluginError(f"{path}: a correct solution needs a docstring saying how it differs")
+    sentence = re.split(r"(?<=[.;:])\s", para, maxsplit=1)[0].rstrip(".;:")
+    return sentence.replace('"', "'")
+
+
+def _solutions(kata: _catalogue.Kata) -> str:
+    paths = sorted(kata.solutions.glob("*.py"))
+    if not paths:
+        raise PluginError(f"{kata.name}: tests/solutions/{kata.name}/ holds no solution")
+    intro = (
+        "Each passes the same tests as the reference and is written differently; CI runs the "
+        f"tests against every one (`python -m dojo.verify solutions --kata {kata.name}`)."
+    )
+    folds = []
+    for path in paths:
+        rel = str(path.relative_to(ROOT))
+        title = f"{path.stem.replace('_', ' ')}: {_docstring_title(path)}"
+        folds.append(_code_fold("success", title, rel, path.read_text()))
+    return "\n\n".join([intro, *folds])
+
+
 def _catalogue_list() -> str:
     return "\n".join(
         f"{k.number}. [{k.title}](katas/{k.name}.md): {k.summary}" for k in _catalogue.katas()
@@ -318,26 +351,54 @@ def present_code(markdown: str) -> str:
     return "\n".join(out)
 
 
-KATA_MARKERS = {
-    "<!-- stub -->": _stub,
+STUB_MARKER = {"<!-- stub -->": _stub}
+SPOILER_MARKERS = {
     "<!-- hints -->": _hints,
     "<!-- mistakes -->": _mistakes,
     "<!-- solution -->": _solution,
+    "<!-- solutions -->": _solutions,
 }
+
+
+def _marked(markdown: str, marker: str) -> bool:
+    return bool(re.search(rf"^[ ]*{re.escape(marker)}[ ]*$", markdown, re.MULTILINE))
+
+
+def check_kata_page(src: str, markdown: str) -> None:
+    """A kata page is read before the attempt: no spoiler marker, no include of tests/."""
+    for marker in SPOILER_MARKERS:
+        if _marked(markdown, marker):
+            raise PluginError(
+                f"docs/{src} holds {marker}: a kata page is read before the attempt and may "
+                f"not resolve it; put it on docs/discussions/{Path(src).name}"
+            )
+    for line in markdown.splitlines():
+        include = _INCLUDE.match(line)
+        if include and include["path"].startswith("tests/"):
+            raise PluginError(
+                f"docs/{src} includes {include['path']}: the tests resolve the kata, so they "
+                f"belong on docs/discussions/{Path(src).name}"
+            )
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
     src = page.file.src_uri
     markdown, _ = _replace_marker(markdown, "<!-- catalogue -->", _catalogue_list)
     markdown, _ = _replace_marker(markdown, "<!-- get-the-code -->", _get_the_code)
-    if src.startswith("katas/"):
+    kind = src.split("/", 1)[0] if "/" in src else ""
+    if kind in ("katas", "discussions"):
         try:
             kata = _catalogue.get(Path(src).stem)
         except ValueError as err:
             raise PluginError(f"docs/{src}: {err}") from None
-        for marker, render in KATA_MARKERS.items():
+        if kind == "katas":
+            check_kata_page(src, markdown)
+            required, optional = STUB_MARKER, {}
+        else:
+            required, optional = SPOILER_MARKERS, STUB_MARKER
+        for marker, render in {**required, **optional}.items():
             markdown, found = _replace_marker(markdown, marker, lambda r=render: r(kata))
-            if not found:
+            if not found and marker in required:
                 raise PluginError(f"docs/{src} must contain {marker} alone on a line")
     return present_code(markdown)
 

@@ -22,13 +22,26 @@ class Hint:
     text: str
 
 
+STUB_KINDS = ("hole", "fix")
+"""A stub is a hole to fill (the default) or a program to fix (`# STUB`, dojo/source.py)."""
+
+
 @dataclass(frozen=True)
 class Pitfall:
     """The mistake a learner who has not met the lesson most likely makes first: a file of the
-    mistake corpus, and the lesson its failure message teaches."""
+    mistake corpus, and the lesson its failure message teaches; the pitfall's own test (which
+    every first attempt of tests/first_attempts/<name>/ must fail), and the kind of stub."""
 
     mistake: str
     lesson: str
+    test: str = ""
+    stub: str = "hole"
+
+    def __post_init__(self) -> None:
+        if self.stub not in STUB_KINDS:
+            raise ValueError(
+                f"[kata.pitfall] stub = {self.stub!r}: it is one of {', '.join(STUB_KINDS)}"
+            )
 
 
 HINT_RUNGS = 4
@@ -44,6 +57,10 @@ class Kata:
     summary: str
     hints: tuple[Hint, ...]
     pitfall: Pitfall | None = None
+    resolves: tuple[str, ...] = ()
+    """The calls and facts that resolve the kata: never on its kata page or in given code."""
+    subject: tuple[str, ...] = ()
+    """The kata's own subject (`nn.DataParallel`): allowed anywhere, even if it resolves."""
 
     def __repr__(self) -> str:  # short, so a failing self-check does not print every hint
         return f"Kata({self.name!r})"
@@ -62,11 +79,28 @@ class Kata:
 
     @property
     def page(self) -> Path:
+        """The kata page, read before the attempt: the task, the stub, background."""
         return ROOT / "docs" / "katas" / f"{self.name}.md"
+
+    @property
+    def discussion(self) -> Path:
+        """The discussion page, read after: ideas, hints, tests, mistakes, solutions."""
+        return ROOT / "docs" / "discussions" / f"{self.name}.md"
 
     @property
     def mistakes(self) -> Path:
         return ROOT / "tests" / "mistakes" / self.name
+
+    @property
+    def first_attempts(self) -> Path:
+        """Natural first attempts, written from the kata page and the stub: each must fail
+        the pitfall's test with its message."""
+        return ROOT / "tests" / "first_attempts" / self.name
+
+    @property
+    def fix(self) -> bool:
+        """Is the stub a program to fix rather than a hole to fill?"""
+        return self.pitfall is not None and self.pitfall.stub == "fix"
 
     @property
     def solutions(self) -> Path:
@@ -98,6 +132,8 @@ def katas() -> tuple[Kata, ...]:
             summary=e["summary"],
             hints=tuple(Hint(about=h["about"], text=h["text"]) for h in e["hints"]),
             pitfall=Pitfall(**e["pitfall"]) if "pitfall" in e else None,
+            resolves=tuple(e.get("resolves", ())),
+            subject=tuple(e.get("subject", ())),
         )
         for i, e in enumerate(entries, start=1)
     )

@@ -16,6 +16,16 @@ stub entirely. Everything outside the regions, docstrings included, is shared, s
 written once and cannot drift. The stub's module docstring gets the standard footer (how to
 check, where the hints are).
 
+A region may cover only part of a body, and a function may hold several: the code around them
+is given, visible and running in the stub. Every public function holds at least one region.
+
+- `# BEGIN SOLUTION: <what the hole decides>`: the text after the colon is the stub's TODO
+  line, `# TODO(<kata>): <what the hole decides>`, instead of the generic one.
+- A program to fix: a line `# STUB`, alone at the region's indent, splits a region. Above it,
+  the solution; below it, the stub's code, each line written as a comment (`# ` + code, or `#`
+  alone for a blank line). The stub gets those lines uncommented instead of the raise (and the
+  TODO line only when the BEGIN line gives its text); `solution_text` drops them.
+
 `katas/<name>.py` is committed, generated: `python -m dojo.source write` regenerates it,
 `python -m dojo.source check` (in CI) fails when it differs, `python -m katas reset NAME`
 writes it again for a learner. Stdlib only: the learner tool imports this before torch.
@@ -28,11 +38,13 @@ import ast
 import re
 import sys
 import types
+from dataclasses import dataclass
 
 from dojo import catalogue as _catalogue
 
 BEGIN = "# BEGIN SOLUTION"
 END = "# END SOLUTION"
+STUB = "# STUB"
 ROOT = _catalogue.ROOT
 
 
@@ -44,7 +56,7 @@ def footer(name: str) -> str:
     """What every stub's module docstring ends with."""
     return (
         "Write each function so that its docstring holds: the docstring is the contract.\n"
-        f"Its page, with the ideas and experiments: python -m katas docs {name}\n"
+        f"Its page, with the task and the background you need: python -m katas docs {name}\n"
         "\n"
         f"Check it:  python -m katas check {name}\n"
         f"Stuck?     python -m katas hint {name}   (one rung of the hint ladder at a time)\n"
@@ -68,31 +80,109 @@ def _functions(tree: ast.Module) -> list[tuple[int, int, str]]:
     return found
 
 
-def _regions(lines: list[str], where: str) -> list[tuple[int, int, str]]:
-    """(BEGIN index, END index, indent) of each region, 0-based; SourceError if malformed."""
-    regions, open_at = [], None
+@dataclass(frozen=True)
+class Region:
+    """One solution region, 0-based line indices: `begin` and `end` are its marker lines;
+    `stub` is the index of its `# STUB` line (a program to fix) or None; `todo` is the text
+    after `# BEGIN SOLUTION:`, or ""."""
+
+    begin: int
+    end: int
+    indent: str
+    todo: str = ""
+    stub: int | None = None
+
+    def stub_code(self, lines: list[str]) -> list[str]:
+        """The stub's code of a program to fix: the commented lines below `# STUB`, uncommented."""
+        if self.stub is None:
+            return []
+        n = len(self.indent)
+        return ["" if not line.strip() or line.strip() == "#" else self.indent + line[n + 2 :]
+                for line in lines[self.stub + 1 : self.end]]  # fmt: skip
+
+
+def _indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _begin(stripped: str, where: str) -> str | None:
+    """The TODO text of a BEGIN line ("" for none), or None if `stripped` is no BEGIN line."""
+    if stripped == BEGIN:
+        return ""
+    if not stripped.startswith(BEGIN + ":"):
+        return None
+    text = stripped[len(BEGIN) + 1 :].strip()
+    if not text:
+        raise SourceError(
+            f"{where}: `{BEGIN}:` needs the text of the stub's TODO after the colon "
+            f"(what the hole decides), or no colon at all"
+        )
+    return text
+
+
+def _regions(lines: list[str], where: str) -> list[Region]:
+    """Each solution region of `lines`; SourceError if one is malformed."""
+    regions: list[Region] = []
+    open_at, todo, stub_at = None, "", None
     for i, line in enumerate(lines):
         stripped = line.strip()
-        if stripped not in (BEGIN, END):
+        at = f"{where}:{i + 1}"
+        text = _begin(stripped, at)
+        if text is None and stripped != END:
             if BEGIN in line or END in line:
-                raise SourceError(f"{where}:{i + 1}: a marker must be alone on its line")
+                raise SourceError(f"{at}: a marker must be alone on its line")
+            if stripped == STUB:
+                if open_at is None:
+                    raise SourceError(f"{at}: {STUB} outside a {BEGIN} ... {END} region")
+                if stub_at is not None:
+                    raise SourceError(
+                        f"{at}: a second {STUB} in the region opened at line {open_at + 1}"
+                    )
+                if _indent_of(line) != _indent_of(lines[open_at]):
+                    raise SourceError(
+                        f"{at}: {STUB} is not indented like its {BEGIN} (line {open_at + 1})"
+                    )
+                if not _indent_of(line):
+                    raise SourceError(
+                        f"{at}: {STUB} in a region at column 0, which the stub leaves out"
+                    )
+                stub_at = i
+            elif stub_at is not None and stripped:
+                indent = _indent_of(lines[open_at])
+                if not (line.startswith(indent + "# ") or line.rstrip() == indent + "#"):
+                    raise SourceError(
+                        f"{at}: below {STUB} (line {stub_at + 1}), each line is the stub's code "
+                        f"written as a comment at the region's indent: `{indent}# ` then the code, "
+                        f"or `{indent}#` alone for a blank line"
+                    )
             continue
-        indent = line[: len(line) - len(line.lstrip())]
-        if stripped == BEGIN:
+        indent = _indent_of(line)
+        if text is not None:
             if open_at is not None:
-                raise SourceError(f"{where}:{i + 1}: {BEGIN} inside the region opened at line "
+                raise SourceError(f"{at}: {BEGIN} inside the region opened at line "
                                   f"{open_at + 1}; regions do not nest")  # fmt: skip
-            open_at = i
+            if text and not indent:
+                raise SourceError(
+                    f"{at}: a region at column 0 is left out of the stub, so its TODO text "
+                    "would never show: drop the text after the colon"
+                )
+            open_at, todo, stub_at = i, text, None
         else:
             if open_at is None:
-                raise SourceError(f"{where}:{i + 1}: {END} without a {BEGIN}")
-            begin_indent = lines[open_at][: len(lines[open_at]) - len(lines[open_at].lstrip())]
-            if indent != begin_indent:
+                raise SourceError(f"{at}: {END} without a {BEGIN}")
+            if indent != _indent_of(lines[open_at]):
                 raise SourceError(
-                    f"{where}:{i + 1}: {END} is not indented like its {BEGIN} (line {open_at + 1})"
+                    f"{at}: {END} is not indented like its {BEGIN} (line {open_at + 1})"
                 )
-            regions.append((open_at, i, indent))
-            open_at = None
+            if stub_at is not None and not any(
+                line.strip() not in ("", "#") for line in lines[stub_at + 1 : i]
+            ):
+                raise SourceError(
+                    f"{where}:{stub_at + 1}: nothing below {STUB}: write the stub's code there, "
+                    "as comments, or drop the line"
+                )
+            regions.append(Region(open_at, i, indent, todo, stub_at))
+            open_at, todo, stub_at = None, "", None
     if open_at is not None:
         raise SourceError(f"{where}:{open_at + 1}: {BEGIN} is never closed")
     return regions
@@ -131,19 +221,28 @@ def generate(name: str, source: str, where: str | None = None) -> str:
     out: list[str] = []
     done = 0
     filled: set[str] = set()
-    for begin, end, indent in _regions(lines, where):
-        out += lines[done:begin]
-        done = end + 1
+    for region in _regions(lines, where):
+        indent = region.indent
+        out += lines[done : region.begin]
+        done = region.end + 1
         if not indent:
             continue  # a module-level region: not in the stub at all
-        inner = [f for f in functions if f[0] <= begin + 1 <= f[1]]
+        inner = [f for f in functions if f[0] <= region.begin + 1 <= f[1]]
         if not inner:
-            raise SourceError(f"{where}:{begin + 1}: an indented region must be a function's body")
+            raise SourceError(
+                f"{where}:{region.begin + 1}: an indented region must be inside a function's body"
+            )
         qualname = inner[-1][2]
         filled.add(qualname)
-        out.append(
-            f"{indent}# TODO({name}): write {qualname}; the docstring above is the contract."
-        )
+        if region.todo:
+            out.append(f"{indent}# TODO({name}): {region.todo}")
+        if region.stub is not None:
+            out += region.stub_code(lines)
+            continue
+        if not region.todo:
+            out.append(
+                f"{indent}# TODO({name}): write {qualname}; the docstring above is the contract."
+            )
         out.append(f'{indent}raise NotImplementedError("{name}: {qualname}")')
     out += lines[done:]
     public = [
@@ -156,6 +255,13 @@ def generate(name: str, source: str, where: str | None = None) -> str:
                 f"{BEGIN} ... {END} region, so the stub would give the solution away"
             )
     text = re.sub(r"\n{4,}", "\n\n\n", "\n".join(out))  # at most two blank lines where cut
+    try:
+        ast.parse(text)
+    except SyntaxError as err:
+        raise SourceError(
+            f"{where}: the stub it generates is not valid Python (stub line {err.lineno}: "
+            f"{err.msg}); check the code below each {STUB}"
+        ) from None
     return _with_footer(text, name, where)
 
 
@@ -165,11 +271,30 @@ def stub_text(kata: _catalogue.Kata) -> str:
 
 
 def solution_text(kata: _catalogue.Kata) -> str:
-    """The reference as a learner reads it (`solution`, the page): without the marker lines."""
-    text = kata.reference.read_text(encoding="utf-8")
-    return "".join(
-        line for line in text.splitlines(keepends=True) if line.strip() not in (BEGIN, END)
-    )
+    """The reference as a learner reads it (`solution`, the discussion page): without the
+    marker lines, and without the stub's code below each `# STUB`."""
+    return reference_solution(kata.reference.read_text(encoding="utf-8"), str(kata.reference))
+
+
+def reference_solution(source: str, where: str = "reference") -> str:
+    """`source` (a reference's text) without marker lines and `# STUB` parts."""
+    lines = source.splitlines(keepends=True)
+    drop: set[int] = set()
+    for region in _regions([line.rstrip("\r\n") for line in lines], where):
+        drop |= {region.begin, region.end}
+        if region.stub is not None:
+            drop |= set(range(region.stub, region.end))
+    return "".join(line for i, line in enumerate(lines) if i not in drop)
+
+
+def solution_regions(source: str, where: str = "reference") -> list[str]:
+    """The solution lines of each region of `source` (a reference's text), without the
+    `# STUB` part: what the learner writes (column-0 regions, the solution's helpers, too)."""
+    lines = source.split("\n")
+    return [
+        "\n".join(lines[r.begin + 1 : r.end if r.stub is None else r.stub])
+        for r in _regions(lines, where)
+    ]
 
 
 def stub_module(kata: _catalogue.Kata) -> types.ModuleType:

@@ -7,7 +7,7 @@ changes too), or a new tensor with memory of its own (a copy). Each function bel
 one of them on purpose; getting the wrong one is a silent bug, or a slow one.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs copy_semantics
+Its page, with the task and the background you need: python -m katas docs copy_semantics
 
 Check it:  python -m katas check copy_semantics
 Stuck?     python -m katas hint copy_semantics   (one rung of the hint ladder at a time)

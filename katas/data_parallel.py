@@ -7,7 +7,7 @@ which is why a wrapped model's checkpoint does not load into the plain model as 
 wraps only when it pays, reaches the model inside, and makes the checkpoint load again.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs data_parallel
+Its page, with the task and the background you need: python -m katas docs data_parallel
 
 Check it:  python -m katas check data_parallel
 Stuck?     python -m katas hint data_parallel   (one rung of the hint ladder at a time)

@@ -7,7 +7,7 @@ the tensors a piece of code creates, so a model is born where it will live, or o
 shapes without data, to be made real later.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs default_device
+Its page, with the task and the background you need: python -m katas docs default_device
 
 Check it:  python -m katas check default_device
 Stuck?     python -m katas hint default_device   (one rung of the hint ladder at a time)

@@ -6,7 +6,7 @@ around, so that a typo or a missing GPU is a clear error at start-up, not a cras
 training.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs device_selection
+Its page, with the task and the background you need: python -m katas docs device_selection
 
 Check it:  python -m katas check device_selection
 Stuck?     python -m katas hint device_selection   (one rung of the hint ladder at a time)

@@ -6,7 +6,7 @@ ranks during `backward()`. The `gloo` backend runs on CPUs, so this works on any
 GPU host `nccl` does the same with one GPU per rank.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs distributed
+Its page, with the task and the background you need: python -m katas docs distributed
 
 Check it:  python -m katas check distributed
 Stuck?     python -m katas hint distributed   (one rung of the hint ladder at a time)

@@ -6,7 +6,7 @@ come out wrong without a word; and it refuses some changes outright. Here you wr
 kinds of change, each so that autograd stays right.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs inplace_autograd
+Its page, with the task and the background you need: python -m katas docs inplace_autograd
 
 Check it:  python -m katas check inplace_autograd
 Stuck?     python -m katas hint inplace_autograd   (one rung of the hint ladder at a time)

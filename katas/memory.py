@@ -8,7 +8,7 @@ recompute activations in the backward pass instead of keeping them. The last fun
 the largest batch that fits, and recovers from the out-of-memory error on the way.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs memory
+Its page, with the task and the background you need: python -m katas docs memory
 
 Check it:  python -m katas check memory
 Stuck?     python -m katas hint memory   (one rung of the hint ladder at a time)

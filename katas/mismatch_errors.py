@@ -6,7 +6,7 @@ would, whatever release or build printed them, finds what is on the wrong device
 batch fit the model before the model sees it.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs mismatch_errors
+Its page, with the task and the background you need: python -m katas docs mismatch_errors
 
 Check it:  python -m katas check mismatch_errors
 Stuck?     python -m katas hint mismatch_errors   (one rung of the hint ladder at a time)

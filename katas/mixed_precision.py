@@ -9,7 +9,7 @@ gradients and the optimizer's state stay float32, and, for float16, scales the l
 its gradients survive the trip through 16 bits.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs mixed_precision
+Its page, with the task and the background you need: python -m katas docs mixed_precision
 
 Check it:  python -m katas check mixed_precision
 Stuck?     python -m katas hint mixed_precision   (one rung of the hint ladder at a time)

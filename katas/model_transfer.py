@@ -6,7 +6,7 @@ an optimizer holds its Parameter objects, and a checkpoint remembers the device 
 on. Moving, training and loading must keep all of those in step.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs model_transfer
+Its page, with the task and the background you need: python -m katas docs model_transfer
 
 Check it:  python -m katas check model_transfer
 Stuck?     python -m katas hint model_transfer   (one rung of the hint ladder at a time)

@@ -7,7 +7,7 @@ the previous one. This kata builds the three pieces of that pattern, and each mu
 promise whatever the batch looks like and whichever device is asked for.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs pinned_dataloader
+Its page, with the task and the background you need: python -m katas docs pinned_dataloader
 
 Check it:  python -m katas check pinned_dataloader
 Stuck?     python -m katas hint pinned_dataloader   (one rung of the hint ladder at a time)

@@ -5,7 +5,7 @@ lives on the GPU: then it waits for the GPU to catch up. A training loop that re
 every step waits every step. This kata logs every loss, and waits once.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs sync_points
+Its page, with the task and the background you need: python -m katas docs sync_points
 
 Check it:  python -m katas check sync_points
 Stuck?     python -m katas hint sync_points   (one rung of the hint ladder at a time)

@@ -7,7 +7,7 @@ Here you write the timer you will trust for the rest of the katas: one that repo
 GPU really spent, and a comparison of two functions that a drifting machine cannot fool.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs timing
+Its page, with the task and the background you need: python -m katas docs timing
 
 Check it:  python -m katas check timing
 Stuck?     python -m katas hint timing   (one rung of the hint ladder at a time)

@@ -9,7 +9,7 @@ batches, say honestly whether memory is shared, and copy a tensor into row-major
 when it is not already.
 
 Write each function so that its docstring holds: the docstring is the contract.
-Its page, with the ideas and experiments: python -m katas docs view_vs_reshape
+Its page, with the task and the background you need: python -m katas docs view_vs_reshape
 
 Check it:  python -m katas check view_vs_reshape
 Stuck?     python -m katas hint view_vs_reshape   (one rung of the hint ladder at a time)

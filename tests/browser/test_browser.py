@@ -272,8 +272,8 @@ class PageReport:
 
 
 def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[str, PageReport]:
-    """Load every page once and record what the tests below check. Kata pages' hint and
-    solution folds are clicked last (`click`), after the code was measured with them shut."""
+    """Load every page once and record what the tests below check. The folds of kata and
+    discussion pages are clicked last (`click`), after the code was measured with them shut."""
     reports = {}
     for path in pages:
         visit.errors.clear()
@@ -289,7 +289,7 @@ def _survey(visit: Visit, base_url: str, pages: list[str], click: bool) -> dict[
         report.diagrams = page.evaluate(DIAGRAMS)
         report.broken_identifiers = page.evaluate(BROKEN_IDENTIFIERS)
         report.sideways = page.evaluate(SIDEWAYS)
-        if click and path.startswith("katas/"):
+        if click and path.startswith(("katas/", "discussions/")):
             before = page.evaluate(FOLDS)
             for summary in page.locator(f"{FOLD} > summary").all():
                 summary.click()  # a real click, where a reader's pointer would land
@@ -315,7 +315,8 @@ def on_phone(site_dir: Path, base_url: str, phone: Visit) -> dict[str, PageRepor
 
 
 def test_the_site_has_its_pages(on_desktop):
-    for path in ["", *(f"katas/{k.name}/" for k in KATAS)]:
+    kata_pages = [f"{kind}/{k.name}/" for kind in ("katas", "discussions") for k in KATAS]
+    for path in ["", *kata_pages]:
         assert path in on_desktop, f"/{path} was not built; pages: {sorted(on_desktop)}"
 
 
@@ -392,27 +393,47 @@ def test_identifiers_in_tables_never_break_mid_word(on_phone):
 
 @pytest.mark.parametrize("kata", KATAS, ids=[k.name for k in KATAS])
 def test_executed_output_is_boxed_and_labelled(on_desktop, kata):
-    labels = on_desktop[f"katas/{kata.name}/"].output_labels
-    assert labels, f"katas/{kata.name}: no executed output in an Output box"
-    assert set(labels) == {'"Output"'}, f"katas/{kata.name}: output labels {labels}"
+    """The experiments are on the discussion page; a kata page's questions may run code too."""
+    labels = on_desktop[f"discussions/{kata.name}/"].output_labels
+    assert labels, f"discussions/{kata.name}: no executed output in an Output box"
+    labels += on_desktop[f"katas/{kata.name}/"].output_labels
+    assert set(labels) == {'"Output"'}, f"{kata.name}: output labels {labels}"
 
 
 @pytest.mark.parametrize("kata", KATAS, ids=[k.name for k in KATAS])
-def test_hints_and_solution_stay_closed_until_clicked(on_desktop, kata):
-    folds = on_desktop[f"katas/{kata.name}/"].folds
+def test_hints_and_solutions_stay_closed_until_clicked_on_the_discussion(on_desktop, kata):
+    where = f"discussions/{kata.name}"
+    folds = on_desktop[f"{where}/"].folds
     hints = [f.title for f in folds if "tip" in f.kind.split()]
     solutions = [f.title for f in folds if "success" in f.kind.split()]
     expected = [f"{n}. {hint.about}" for n, hint in enumerate(kata.hints, start=1)]
-    assert hints == expected, f"katas/{kata.name}: hints {hints}, but the catalogue has {expected}"
-    assert len(solutions) == 1, f"katas/{kata.name}: solution folds {solutions}"
+    assert hints == expected, f"{where}: hints {hints}, but the catalogue has {expected}"
+    reference = [title for title in solutions if "the reference solution" in title]
+    assert len(reference) == 1, f"{where}: reference solution folds {reference}"
+    others = len(list(kata.solutions.glob("*.py")))
+    assert len(solutions) == 1 + others, (
+        f"{where}: {len(solutions) - 1} folds of other solutions, but tests/solutions/ has {others}"
+    )
     spoilers = [f.title for f in folds if "danger" in f.kind.split()]
     mistakes = [title for title in spoilers if "wrong solutions" in title]
-    assert len(mistakes) == 1, f"katas/{kata.name}: the mistakes should be one spoiler fold"
+    assert len(mistakes) == 1, f"{where}: the mistakes should be one spoiler fold"
     for fold in folds:
-        assert not fold.shown_before_click, f"katas/{kata.name}: {fold.title!r} shows unasked"
+        assert not fold.shown_before_click, f"{where}: {fold.title!r} shows unasked"
         assert fold.open_after_click and fold.shown_after_click, (
-            f"katas/{kata.name}: {fold.title!r} did not open when clicked"
+            f"{where}: {fold.title!r} did not open when clicked"
         )
+
+
+@pytest.mark.parametrize("kata", KATAS, ids=[k.name for k in KATAS])
+def test_a_kata_page_holds_no_spoiler_fold(on_desktop, kata):
+    """Folded is one click away, and nothing at all in reader mode or a text dump: a kata page
+    holds no hint, solution or mistake fold (its stub is an `abstract` fold)."""
+    spoilers = [
+        f.title
+        for f in on_desktop[f"katas/{kata.name}/"].folds
+        if {"tip", "success", "danger"} & set(f.kind.split())
+    ]
+    assert not spoilers, f"katas/{kata.name}: spoiler folds {spoilers}"
 
 
 # --- search -------------------------------------------------------------------------------------
@@ -485,8 +506,10 @@ def search(base_url: str, browser: Browser) -> Iterator:
 )
 def test_a_pasted_error_message_finds_the_page_that_explains_it(search, message, kata):
     hit = search(message)
-    assert f"/katas/{kata}/" in hit or "troubleshooting" in hit, (
-        f"searching {message!r} lands first on {hit}, not on katas/{kata} or troubleshooting"
+    pages = (f"/katas/{kata}/", f"/discussions/{kata}/", "troubleshooting")
+    assert any(page in hit for page in pages), (
+        f"searching {message!r} lands first on {hit}, not on the kata {kata}, its discussion "
+        "or troubleshooting"
     )
 
 
@@ -622,8 +645,8 @@ def test_screenshots_of_a_kata_page(browser, base_url, desktop, phone, capsys):
     dark = Visit(browser, viewport=DESKTOP, color_scheme="dark")
     for name, visit in (("desktop", desktop), ("phone", phone), ("desktop-dark", dark)):
         page = visit.open(_kata_page(base_url, SCREENSHOT_KATA))
-        # Where a demo's output is: the part of a page most likely to be cut off.
-        page.locator(".md-typeset .result").first.scroll_into_view_if_needed()
+        # Where a demo's output is, the part of a page most likely to be cut off; else the stub.
+        page.locator(".md-typeset .result, .md-typeset details").first.scroll_into_view_if_needed()
         page.wait_for_timeout(300)  # the header's title swap animates on scroll
         path = SCREENSHOTS / f"{SCREENSHOT_KATA}-{name}.png"
         page.screenshot(path=path)

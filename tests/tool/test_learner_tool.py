@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -32,7 +33,7 @@ def solved_with(repo: Path, name: str, function: str, code: str) -> None:
     """katas/NAME.py is the reference, with `code` run first in `function`'s body."""
     text = (repo / "reference" / f"{name}.py").read_text()
     at = text.index(f"def {function}(")
-    at = text.index("    # BEGIN SOLUTION\n", at) + len("    # BEGIN SOLUTION\n")
+    at = re.compile(r"    # BEGIN SOLUTION(:.*)?\n").search(text, at).end()
     body = "".join(f"    {line}\n" for line in code.strip("\n").split("\n"))
     (repo / "katas" / f"{name}.py").write_text(text[:at] + body + text[at:])
 
