@@ -16,7 +16,6 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-# BEGIN SOLUTION
 _SPELLINGS = "'cpu', 'cuda' or 'cuda:1'"
 
 
@@ -49,9 +48,6 @@ def _device(func: str, device: str | torch.device) -> torch.device:
     )
 
 
-# END SOLUTION
-
-
 def autocast_dtype(device: str | torch.device) -> torch.dtype:
     """The 16-bit type to train in on `device`.
 
@@ -60,12 +56,13 @@ def autocast_dtype(device: str | torch.device) -> torch.dtype:
     `cuda` is the current GPU.
 
     ValueError naming the device for anything else: text torch cannot parse as a device, a
-    device type other than cpu and cuda, or a GPU this machine does not have.
+    device type other than cpu and cuda, or a GPU this machine does not have. The device
+    checks are written for you (`_device`).
     """
-    # BEGIN SOLUTION
     parsed = _device("autocast_dtype", device)
     if parsed.type == "cpu":
         return torch.bfloat16
+    # BEGIN SOLUTION: decide which 16-bit type the GPU `parsed` computes in natively
     major, _ = torch.cuda.get_device_capability(parsed)
     return torch.bfloat16 if major >= 8 else torch.float16  # Ampere (sm_80) and newer
     # END SOLUTION
@@ -76,10 +73,10 @@ def make_scaler(device: str | torch.device, dtype: torch.dtype) -> torch.amp.Gra
 
     bfloat16 has float32's range, so its gradients need no scaling: the scaler is then
     disabled, and the same training code runs either way. Refuses the devices
-    `autocast_dtype` refuses, with the same ValueError.
+    `autocast_dtype` refuses, with the same ValueError (written for you).
     """
-    # BEGIN SOLUTION
     parsed = _device("make_scaler", device)
+    # BEGIN SOLUTION: make the scaler for the type of `parsed`, scaling only what needs it
     return torch.amp.GradScaler(parsed.type, enabled=dtype == torch.float16)
     # END SOLUTION
 
@@ -109,7 +106,7 @@ def amp_step(
     Returns the step's loss as a float32 tensor on `x`'s device, detached from the graph. The
     step itself reads no value back to the host.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION: one mixed-precision step, in the order the scaler needs
     with torch.autocast(device_type=x.device.type, dtype=dtype):
         loss = loss_fn(model(x), y)
     scaler.scale(loss).backward()  # a disabled scaler hands the loss back as it is

@@ -272,16 +272,18 @@ def test_activation_bytes_of_an_mlp(kata, rows, n_in, hidden, n_out, x_grad):
 
 
 class Exps(nn.Module):
-    """Four times `exp(x) * 0.5`: each exp keeps its output for backward, and the model drops
-    its own reference to that output at once, so only the graph holds it. At the end of the
-    forward pass it notes how many of those outputs' storages were already freed."""
+    """Four times `-exp(x)`: each exp keeps its output for backward (the negation keeps
+    nothing), and the model drops its own reference to that output at once, so only the graph
+    holds it. At the end of the forward pass it notes how many of those outputs' storages were
+    already freed. (Not `exp(x) * 0.5`: the graph also keeps the 0.5, as an 8-byte tensor that
+    saved-tensors hooks never see.)"""
 
     def forward(self, x):
         refs = []
         for _ in range(4):
             y = x.exp()
             refs.append(StorageWeakRef(y.untyped_storage()))
-            x = y * 0.5
+            x = -y
             del y
         self.freed = sum(r.expired() for r in refs)
         return x
@@ -291,9 +293,7 @@ def test_activation_bytes_keeps_what_the_forward_pass_keeps(kata, device):
     """Without the graph holding them, the exp outputs die during the forward pass and the
     allocator hands their memory to the next tensor: four storages at one address."""
     model, x = Exps(), torch.randn(1000, device=device, requires_grad=True)
-    call = (
-        f"activation_bytes(model, x) for four exp(x) * 0.5 in a row, x of 1000 float32 on {device}"
-    )
+    call = f"activation_bytes(model, x) for four -exp(x) in a row, x of 1000 float32 on {device}"
     got = run(call, kata.activation_bytes, model, x, hint=1)
     assert not model.freed, say(
         call,

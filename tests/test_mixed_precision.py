@@ -565,6 +565,7 @@ BAD_DEVICES = ("gpu", "cuda:x", "", " cuda", "CPU", "cuda:-1")
 NO_AUTOCAST = ("meta", "mps", "xpu", torch.device("meta"))
 
 
+@pytest.mark.given
 @SOME
 @given(spelling=cpu_spellings())
 def test_autocast_dtype_is_bfloat16_on_the_cpu(kata, spelling):
@@ -627,6 +628,7 @@ def test_autocast_dtype_follows_the_bfloat16_support_of_the_gpu_it_is_given(kata
     )
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("text", BAD_DEVICES + NO_AUTOCAST, ids=repr)
 def test_autocast_dtype_refuses_other_devices(kata, text):
     call = f"autocast_dtype({text!r})"
@@ -640,6 +642,7 @@ def test_autocast_dtype_refuses_other_devices(kata, text):
     )
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("n", [0, 1, 2])
 def test_autocast_dtype_refuses_a_missing_gpu(kata, n):
     text = f"cuda:{n}"
@@ -698,6 +701,7 @@ def test_make_scaler_for_a_gpu(kata, dtype, n, data):
     )
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("text", ["gpu", "meta", "cuda", "cuda:1"])
 def test_make_scaler_refuses_what_autocast_dtype_refuses(kata, text):
     call = f"make_scaler({text!r}, torch.float16) with one simulated GPU"
@@ -882,9 +886,9 @@ def test_amp_step_clips_in_true_units(kata, problem, init_scale, fraction):
         f"{expected:.4g}: the true, unscaled gradients have norm {norm:.4g}"
         + (", clipped to max_norm" if norm > max_norm else ", within max_norm")
         + (
-            f"; the gradients were clipped while still multiplied by the scale "
-            f"{init_scale:g}: unscale them first"
-            if got_norm < expected / 2
+            f"; {got_norm:.4g} is max_norm divided by the scale, {init_scale:g}: they were "
+            "clipped while still multiplied by it, and clipping reads their norm"
+            if math.isclose(got_norm, max_norm / init_scale, rel_tol=5e-2)
             else ""
         ),
         hint=3,
