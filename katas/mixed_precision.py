@@ -63,11 +63,13 @@ def autocast_dtype(device: str | torch.device) -> torch.dtype:
     `cuda` is the current GPU.
 
     ValueError naming the device for anything else: text torch cannot parse as a device, a
-    device type other than cpu and cuda, or a GPU this machine does not have. (Reading and
-    checking the device, with that ValueError, is written for you.)
+    device type other than cpu and cuda, or a GPU this machine does not have. The device
+    checks (`_device`) and the CPU's answer are written for you.
     """
     parsed = _device("autocast_dtype", device)
-    # TODO(mixed_precision): decide which 16-bit type `parsed` is fast in
+    if parsed.type == "cpu":
+        return torch.bfloat16
+    # TODO(mixed_precision): decide which 16-bit type the GPU `parsed` computes in natively
     raise NotImplementedError("mixed_precision: autocast_dtype")
 
 
@@ -79,7 +81,7 @@ def make_scaler(device: str | torch.device, dtype: torch.dtype) -> torch.amp.Gra
     `autocast_dtype` refuses, with the same ValueError (written for you).
     """
     parsed = _device("make_scaler", device)
-    # TODO(mixed_precision): decide what kind of scaler `dtype` needs on this device
+    # TODO(mixed_precision): make the scaler for the type of `parsed`, scaling only what needs it
     raise NotImplementedError("mixed_precision: make_scaler")
 
 

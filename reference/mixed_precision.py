@@ -56,13 +56,13 @@ def autocast_dtype(device: str | torch.device) -> torch.dtype:
     `cuda` is the current GPU.
 
     ValueError naming the device for anything else: text torch cannot parse as a device, a
-    device type other than cpu and cuda, or a GPU this machine does not have. (Reading and
-    checking the device, with that ValueError, is written for you.)
+    device type other than cpu and cuda, or a GPU this machine does not have. The device
+    checks (`_device`) and the CPU's answer are written for you.
     """
     parsed = _device("autocast_dtype", device)
-    # BEGIN SOLUTION: decide which 16-bit type `parsed` is fast in
     if parsed.type == "cpu":
         return torch.bfloat16
+    # BEGIN SOLUTION: decide which 16-bit type the GPU `parsed` computes in natively
     major, _ = torch.cuda.get_device_capability(parsed)
     return torch.bfloat16 if major >= 8 else torch.float16  # Ampere (sm_80) and newer
     # END SOLUTION
@@ -76,7 +76,7 @@ def make_scaler(device: str | torch.device, dtype: torch.dtype) -> torch.amp.Gra
     `autocast_dtype` refuses, with the same ValueError (written for you).
     """
     parsed = _device("make_scaler", device)
-    # BEGIN SOLUTION: decide what kind of scaler `dtype` needs on this device
+    # BEGIN SOLUTION: make the scaler for the type of `parsed`, scaling only what needs it
     return torch.amp.GradScaler(parsed.type, enabled=dtype == torch.float16)
     # END SOLUTION
 

@@ -30,12 +30,10 @@ import contextlib
 import copy
 import math
 import os
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from unittest import mock
 
 import pytest
 import torch
@@ -50,6 +48,7 @@ from tests.support import (
     Say,
     describe,
     fake_gpus,
+    host_reads,
     plain_repr,
     quotes,
     real_world,
@@ -222,35 +221,25 @@ def read_backs() -> Iterator[list[str]]:
     tensor). Any other read counts, in your code or in a torch function you called, such as
     `scaler.get_scale()`."""
     made: list[str] = []
-    depth = [0]
 
-    def torchs_business(code) -> bool:
-        where = code.co_filename
+    def torchs_business(name: str, tensor: torch.Tensor, caller) -> bool:
+        where = caller.f_code.co_filename
         if where.startswith(OPTIM_DIR):
             return True
-        return where.startswith(TORCH_DIR) and "GradScaler._maybe_opt_step" in code.co_qualname
+        return (
+            where.startswith(TORCH_DIR)
+            and "GradScaler._maybe_opt_step" in caller.f_code.co_qualname
+        )
 
-    def spy(method_name: str):
-        real = getattr(torch.Tensor, method_name)
+    def note(name: str, caller) -> None:
+        where = caller.f_code.co_filename
+        if where.startswith(TORCH_DIR):
+            path = where.removeprefix(TORCH_DIR).replace(os.sep, "/")
+            made.append(f"Tensor.{name} in torch/{path} ({caller.f_code.co_name})")
+        else:
+            made.append(f"Tensor.{name}")
 
-        def method(self, *args, **kwargs):
-            caller = sys._getframe(1)
-            if depth[0] == 0 and not torchs_business(caller.f_code):
-                where = caller.f_code.co_filename
-                if where.startswith(TORCH_DIR):
-                    name = where.removeprefix(TORCH_DIR).replace(os.sep, "/")
-                    made.append(f"Tensor.{method_name} in torch/{name} ({caller.f_code.co_name})")
-                else:
-                    made.append(f"Tensor.{method_name}")
-            depth[0] += 1
-            try:
-                return real(self, *args, **kwargs)
-            finally:
-                depth[0] -= 1
-
-        return method
-
-    with mock.patch.multiple(torch.Tensor, **{n: spy(n) for n in READ_BACKS}):
+    with host_reads(note, methods=READ_BACKS, skip=torchs_business):
         yield made
 
 
@@ -576,6 +565,7 @@ BAD_DEVICES = ("gpu", "cuda:x", "", " cuda", "CPU", "cuda:-1")
 NO_AUTOCAST = ("meta", "mps", "xpu", torch.device("meta"))
 
 
+@pytest.mark.given
 @SOME
 @given(spelling=cpu_spellings())
 def test_autocast_dtype_is_bfloat16_on_the_cpu(kata, spelling):
@@ -896,10 +886,9 @@ def test_amp_step_clips_in_true_units(kata, problem, init_scale, fraction):
         f"{expected:.4g}: the true, unscaled gradients have norm {norm:.4g}"
         + (", clipped to max_norm" if norm > max_norm else ", within max_norm")
         + (
-            f"; {got_norm:.4g} is max_norm / {init_scale:g}: the gradients were clipped while "
-            f"still multiplied by the scale {init_scale:g}, and their norm then is "
-            f"{init_scale:g} times the true one"
-            if math.isclose(got_norm, max_norm / init_scale, rel_tol=2e-2)
+            f"; {got_norm:.4g} is max_norm divided by the scale, {init_scale:g}: they were "
+            "clipped while still multiplied by it, and clipping reads their norm"
+            if math.isclose(got_norm, max_norm / init_scale, rel_tol=5e-2)
             else ""
         ),
         hint=3,
