@@ -678,15 +678,16 @@ def check_step(call: str, batch: Batch, device, got, model, optimizer) -> None:
         if close(seen, total(parts)):
             why = (
                 f"the sum of {k} micro-batches' gradients, each of its own mean loss: about {k} "
-                "times the whole batch's. backward() adds to .grad, so weight each "
-                "micro-batch's loss by its share of the rows"
+                "times the whole batch's. backward() adds to .grad, and the whole batch's mean "
+                "weighs each micro-batch by its share of the rows"
             )
             hint = 1
         elif close(seen, [g / k for g in total(parts)]):
             why = (
                 f"the micro-batch gradients averaged over {k} micro-batches; that is the whole "
                 f"batch's only when every micro-batch has the same rows, and these had "
-                f"{batch.rows} rows in micro-batches of {batch.micro_batch}: weight by rows"
+                f"{batch.rows} rows in micro-batches of {batch.micro_batch}, and the whole "
+                "batch's mean weighs each by its rows"
             )
             hint = 3
         elif k > 1 and (close(seen, scaled[-1]) or close(seen, parts[-1])):
@@ -794,6 +795,7 @@ BAD_BATCHES = {
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("case", BAD_BATCHES)
 def test_accumulate_refuses_bad_batches_before_touching_gradients(kata, case):
     n_x, n_y, micro = BAD_BATCHES[case]
@@ -1394,6 +1396,7 @@ def test_largest_batch_lets_any_other_error_through(kata, error, at):
 BAD_SIZES = [(0, None), (-4, None), (8, 0), (8, -1), (4, 8)]
 
 
+@pytest.mark.given
 @pytest.mark.parametrize(("batch_size", "min_size"), BAD_SIZES)
 def test_largest_batch_refuses_bad_sizes_before_calling_step(kata, batch_size, min_size):
     step = Step(capacity=100)
