@@ -35,7 +35,7 @@ def activation_bytes(model: nn.Module, *inputs: torch.Tensor) -> int:
     It leaves nothing behind: no hook it installed is still installed after it returns or
     raises, and nothing the forward pass made is still alive after it returns.
     """
-    # BEGIN SOLUTION: find the tensors the forward pass keeps, and count their memory
+    # BEGIN SOLUTION: find what the forward pass keeps, and count its memory
     owned = {_key(t) for t in (*model.parameters(), *model.buffers())}
     kept: dict[tuple[torch.device, int], int] = {}
 
@@ -73,7 +73,7 @@ def accumulate(
     until the last micro-batch is done, and then once.
 
     ValueError for `micro_batch < 1`, an empty batch, or `inputs` and `targets` of different
-    lengths, before any gradient is touched. (These checks are written for you.)
+    lengths, before any gradient is touched: those checks are written for you.
     """
     if micro_batch < 1:
         raise ValueError(f"accumulate: micro_batch must be at least 1, got {micro_batch}")
@@ -82,7 +82,7 @@ def accumulate(
         raise ValueError("accumulate: the batch is empty")
     if len(targets) != n:
         raise ValueError(f"accumulate: {n} inputs but {len(targets)} targets")
-    # BEGIN SOLUTION: make one step whose gradients are the whole batch's, a micro-batch at a time
+    # BEGIN SOLUTION: one step with the whole batch's gradients, a micro-batch at a time
     optimizer.zero_grad()
     total = None
     for start in range(0, n, micro_batch):
@@ -106,7 +106,7 @@ def checkpointed(blocks: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
     those of `blocks(x)`, random layers such as dropout included. Gradients reach the
     parameters even when `x` does not require grad.
     """
-    # BEGIN SOLUTION: run each block so that its inner activations are recomputed, not kept
+    # BEGIN SOLUTION: run the blocks so that each one's inner activations are recomputed
     from torch.utils.checkpoint import checkpoint
 
     for block in blocks:
@@ -124,8 +124,8 @@ def largest_batch(step: Callable[[int], object], batch_size: int, *, min_size: i
     the allocator's cached blocks go back to the driver. Any other exception propagates at
     once. If even `min_size` does not fit, its out-of-memory error propagates.
 
-    ValueError, before `step` is called, for sizes below 1 or `min_size > batch_size`. (These
-    checks are written for you.)
+    ValueError, before `step` is called, for sizes below 1 or `min_size > batch_size` (written
+    for you).
     """
     if batch_size < 1 or min_size < 1:
         raise ValueError(
@@ -136,7 +136,7 @@ def largest_batch(step: Callable[[int], object], batch_size: int, *, min_size: i
         raise ValueError(
             f"largest_batch: min_size={min_size} is larger than batch_size={batch_size}"
         )
-    # BEGIN SOLUTION: try smaller sizes, with nothing of a failed attempt left for the next
+    # BEGIN SOLUTION: try smaller sizes, each with the last attempt's memory free
     import gc
 
     n = batch_size

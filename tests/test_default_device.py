@@ -311,7 +311,7 @@ def test_build_on_restores_the_default_device(kata, device, data, fails):
     assert after[1] == dtype and seen[0][1] == dtype, say(
         call,
         f"changed the default dtype (to {seen[0][1]} inside, {after[1]} after); it must stay "
-        f"{dtype}: set_default_tensor_type is deprecated and sets the dtype too",
+        f"{dtype}: the default dtype is the caller's too",
         hint=1,
     )
     if model is not None:
@@ -321,6 +321,7 @@ def test_build_on_restores_the_default_device(kata, device, data, fails):
         )
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("bad", ["gpu", "cuda:x", ""])
 def test_build_on_names_a_device_it_cannot_parse(kata, bad):
     call = f"build_on({bad!r}, factory)"
@@ -469,6 +470,7 @@ REFUSED = {
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("case", REFUSED)
 def test_materialize_refuses_what_it_cannot_initialise(kata, case):
     make, to, names = REFUSED[case]
@@ -626,6 +628,7 @@ ABSENT_CALLS = {
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("func", ABSENT_CALLS)
 @pytest.mark.parametrize(("gpus", "spelling"), ABSENT)
 def test_a_device_this_machine_lacks_is_a_value_error(kata, func, gpus, spelling):

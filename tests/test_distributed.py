@@ -549,6 +549,7 @@ BAD_COUNTS = {
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("bad", BAD_COUNTS)
 def test_train_rank_refuses_bad_counts_before_joining(kata, bad):
     problem = Problem(n=4, n_in=2, n_out=1, batch_size=2, epochs=1, lr=0.1, seed=0)
@@ -719,9 +720,9 @@ def test_every_epoch_reads_a_new_shuffle(kata, world):
             stale = got[epoch] == want[0] and want[epoch] != want[0]
             assert not stale, say(
                 call,
-                f"read epoch {epoch} in epoch 0's order ({got[epoch]}); call "
-                "sampler.set_epoch(epoch) at the start of every epoch, or every epoch repeats "
-                "the same shuffle",
+                f"read epoch {epoch} in epoch 0's order ({got[epoch]}): DistributedSampler "
+                "shuffles with its seed plus the epoch it was last told, so a sampler that is "
+                "told no new epoch repeats one shuffle",
                 hint=2,
             )
         assert got == want, say(
@@ -893,6 +894,7 @@ BAD_RUNS = {
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("bad", BAD_RUNS)
 def test_run_checks_every_argument_before_starting_a_rank(kata, bad):
     problem = Problem(n=4, n_in=2, n_out=1, batch_size=2, epochs=1, lr=0.1, seed=0)

@@ -678,16 +678,16 @@ def check_step(call: str, batch: Batch, device, got, model, optimizer) -> None:
         if close(seen, total(parts)):
             why = (
                 f"the sum of {k} micro-batches' gradients, each of its own mean loss: about {k} "
-                "times the whole batch's. backward() adds to .grad, and a micro-batch's mean "
-                "loss weighs its rows as if they were the whole batch"
+                "times the whole batch's. backward() adds to .grad, and the whole batch's mean "
+                "weighs each micro-batch by its share of the rows"
             )
             hint = 1
         elif close(seen, [g / k for g in total(parts)]):
             why = (
                 f"the micro-batch gradients averaged over {k} micro-batches; that is the whole "
                 f"batch's only when every micro-batch has the same rows, and these had "
-                f"{batch.rows} rows in micro-batches of {batch.micro_batch}: the whole batch's "
-                "mean weighs every row the same"
+                f"{batch.rows} rows in micro-batches of {batch.micro_batch}, and the whole "
+                "batch's mean weighs each by its rows"
             )
             hint = 3
         elif k > 1 and (close(seen, scaled[-1]) or close(seen, parts[-1])):
