@@ -22,6 +22,42 @@ import torch
 from torch import nn
 
 
+def _as_device(device: str | torch.device, func: str) -> torch.device:
+    """`device` as a torch.device on this machine, or a ValueError naming it."""
+    if isinstance(device, torch.device):
+        target = device
+    elif isinstance(device, str):
+        try:
+            target = torch.device(device)
+        except RuntimeError:
+            raise ValueError(
+                f"{func}: {device!r} is not a device torch understands; try 'cpu', 'meta' or "
+                "'cuda:0'"
+            ) from None
+    else:
+        raise TypeError(
+            f"{func}: device must be a str or a torch.device, not {type(device).__name__}"
+        )
+    if target.type in ("cpu", "meta"):
+        return target
+    # Ask before anything is allocated: torch would fail deep inside (on a build without CUDA,
+    # "Torch not compiled with CUDA enabled"), and never name the device.
+    accelerator = torch.accelerator.current_accelerator(check_available=True)
+    count = torch.accelerator.device_count() if accelerator is not None else 0
+    if accelerator is None or accelerator.type != target.type:
+        raise ValueError(f"{func}: this machine has no {target.type} device, so no {device!r}")
+    if target.index is not None and target.index >= count:
+        raise ValueError(
+            f"{func}: this machine has {count} {target.type} device(s), so no {device!r}"
+        )
+    return target
+
+
+def _own_tensors(module: nn.Module) -> list[torch.Tensor]:
+    """The parameters and buffers `module` holds itself (not its children's)."""
+    return [*module.parameters(recurse=False), *module.buffers(recurse=False)]
+
+
 def build_on(device: str | torch.device, factory: Callable[[], nn.Module]) -> nn.Module:
     """Call `factory()` with `device` as the default device, and return the model it builds.
 
@@ -29,10 +65,23 @@ def build_on(device: str | torch.device, factory: Callable[[], nn.Module]) -> nn
     nothing is allocated on the CPU and copied over, and on `meta` nothing is allocated at all.
     Afterwards the caller's default device and default dtype are what they were, whether
     `factory` returned or raised. A device that torch cannot parse, or that this machine does
-    not have, raises ValueError naming it, before `factory` is called.
+    not have, raises ValueError naming it, before `factory` is called: the checks of the
+    arguments and of the result are written for you.
     """
-    # TODO(default_device): write build_on; the docstring above is the contract.
+    target = _as_device(device, f"build_on({device!r}, factory)")
+    if not callable(factory):
+        raise TypeError(
+            f"build_on({device!r}, factory): factory must be callable with no arguments, "
+            f"not {type(factory).__name__}"
+        )
+    # TODO(default_device): call factory with `target` as the default device, and only there
     raise NotImplementedError("default_device: build_on")
+    if not isinstance(model, nn.Module):
+        raise TypeError(
+            f"build_on({device!r}, factory): factory() returned {type(model).__name__}, "
+            "not an nn.Module"
+        )
+    return model
 
 
 def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
@@ -46,9 +95,36 @@ def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
     Refused with ValueError naming the culprit, before anything changes: a tensor that is not
     on `meta` (it would lose its values), a module that holds tensors but has no
     `reset_parameters()` to initialise them, `meta` itself, and a device that torch cannot
-    parse or this machine does not have.
+    parse or this machine does not have. These refusals are written for you.
     """
-    # TODO(default_device): write materialize; the docstring above is the contract.
+    call = f"materialize({type(model).__name__}, {device!r})"
+    if not isinstance(model, nn.Module):
+        raise TypeError(f"{call}: model must be an nn.Module, not {type(model).__name__}")
+    target = _as_device(device, call)
+    if target.type == "meta":
+        raise ValueError(f"{call}: meta holds no data; materialize onto a real device")
+    real = [
+        f"{name} ({t.device})"
+        for name, t in [*model.named_parameters(), *model.named_buffers()]
+        if t.device.type != "meta"
+    ]
+    if real:
+        raise ValueError(
+            f"{call}: {', '.join(real)} already hold data, which materializing would throw "
+            "away; materialize only a model built on meta"
+        )
+    holders = [(name, m) for name, m in model.named_modules() if _own_tensors(m)]
+    no_reset = [
+        f"{name or 'the model'} ({type(m).__name__})"
+        for name, m in holders
+        if not callable(getattr(m, "reset_parameters", None))
+    ]
+    if no_reset:
+        raise ValueError(
+            f"{call}: {', '.join(no_reset)} hold tensors but have no reset_parameters() to "
+            "initialise them once they are allocated"
+        )
+    # TODO(default_device): allocate on `target` and initialise as a normal build would, ties kept
     raise NotImplementedError("default_device: materialize")
 
 
@@ -59,7 +135,8 @@ def creates_on(device: str | torch.device) -> dict[str, torch.device]:
     ...}`, each value the `torch.device` of what that way made (for `nn.Linear`, of its
     weight), found by making one. Afterwards the caller's default device is what it was. A
     device that torch cannot parse, or that this machine does not have, raises ValueError
-    naming it.
+    naming it (written for you).
     """
-    # TODO(default_device): write creates_on; the docstring above is the contract.
+    target = _as_device(device, f"creates_on({device!r})")
+    # TODO(default_device): make one tensor each way while `target` is the default, and say where
     raise NotImplementedError("default_device: creates_on")

@@ -15,11 +15,45 @@ Stuck?     python -m katas hint distributed   (one rung of the hint ladder at a 
 
 from __future__ import annotations
 
+import numbers
+import pickle
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 from torch import nn
 from torch.utils.data import Dataset
+
+
+TRAINING = ("model_fn", "dataset", "epochs", "batch_size", "lr", "seed")
+"""train_rank's keyword arguments that `run` passes on (it makes `init_method` itself)."""
+
+
+def _check_counts(**counts: tuple[object, int]) -> None:
+    for name, (value, least) in counts.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} must be an int, not {value!r}")
+        if value < least:
+            raise ValueError(f"{name} must be an int of at least {least}, not {value!r}")
+
+
+def _check_training(where: str, model_fn, dataset, epochs, batch_size, lr, seed) -> None:
+    _check_counts(epochs=(epochs, 0), batch_size=(batch_size, 1))
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"{where}: seed must be an int, not {seed!r}")
+    if isinstance(lr, bool) or not isinstance(lr, numbers.Real):
+        raise TypeError(f"{where}: lr must be a number, not {lr!r}")
+    if not callable(model_fn):
+        raise TypeError(f"{where}: model_fn must be callable, not {type(model_fn).__name__}")
+    if not hasattr(dataset, "__getitem__") or not hasattr(dataset, "__len__"):
+        raise TypeError(f"{where}: dataset must have __len__ and __getitem__")
+
+
+def _device_for(rank: int, world_size: int) -> torch.device:
+    """One GPU per rank when there are enough GPUs for every rank; otherwise the CPU."""
+    if torch.cuda.is_available() and torch.cuda.device_count() >= world_size:
+        return torch.device("cuda", rank)
+    return torch.device("cpu")
 
 
 def train_rank(
@@ -49,9 +83,24 @@ def train_rank(
       is not an int: TypeError), before the process group is joined.
     - The process group is destroyed however the rank ends; when training is done, the
       wrapper is gone before the group is.
+
+    The argument checks and the choice of device (`_device_for`) are written for you.
     """
-    # TODO(distributed): write train_rank; the docstring above is the contract.
+    _check_counts(
+        rank=(rank, 0), world_size=(world_size, 1), epochs=(epochs, 0), batch_size=(batch_size, 1)
+    )
+    if rank >= world_size:
+        raise ValueError(f"rank must be below world_size={world_size}, not {rank!r}")
+    device = _device_for(rank, world_size)
+    # TODO(distributed): join the group on `device`, train the same model as every rank, and leave
     raise NotImplementedError("distributed: train_rank")
+
+
+def _rank_main(rank: int, world_size: int, kwargs: dict, results: str) -> None:
+    """What each rank's process may run: train, then leave the state dict for the parent in
+    the directory `results`, as `rank{rank}.pt`."""
+    state = train_rank(rank, world_size, **kwargs)
+    torch.save(state, Path(results) / f"rank{rank}.pt")
 
 
 def run(world_size: int, *, timeout: float = 300.0, **kwargs) -> list[dict[str, torch.Tensor]]:
@@ -65,6 +114,29 @@ def run(world_size: int, *, timeout: float = 300.0, **kwargs) -> list[dict[str, 
     count or a timeout out of range. When a rank fails, `run` raises an error that carries that
     rank's own, and leaves no rank running. After `timeout` seconds it kills the ranks and
     raises TimeoutError.
+
+    The argument checks are written for you, and so is `_rank_main`, a function a rank's
+    process can run.
     """
-    # TODO(distributed): write run; the docstring above is the contract.
+    _check_counts(world_size=(world_size, 1))
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
+        raise TypeError(f"run: timeout must be a number of seconds, not {timeout!r}")
+    if not timeout > 0:
+        raise ValueError(f"run: timeout must be more than 0 seconds, not {timeout!r}")
+    missing = [name for name in TRAINING if name not in kwargs]
+    unknown = [name for name in kwargs if name not in TRAINING]
+    if missing or unknown:
+        raise TypeError(
+            f"run: missing {missing or 'nothing'}, unknown {unknown or 'nothing'}; it takes "
+            f"{', '.join(TRAINING)} (init_method is made by run)"
+        )
+    _check_training("run", **kwargs)
+    try:
+        pickle.dumps(kwargs["model_fn"])
+    except Exception as err:
+        raise TypeError(
+            f"run: model_fn cannot be sent to the ranks ({err}); use a function defined at the "
+            "top of a module, or a functools.partial of one"
+        ) from None
+    # TODO(distributed): start the ranks, wait for them (never past `timeout`), collect their states
     raise NotImplementedError("distributed: run")

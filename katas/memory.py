@@ -28,11 +28,12 @@ def activation_bytes(model: nn.Module, *inputs: torch.Tensor) -> int:
     own parameters and buffers, as a Python int.
 
     What counts is memory: each storage counts once, with all its bytes, however many tensors
-    or views of it are kept. It runs the forward pass once and never the backward pass. It
-    leaves nothing behind: no hook it installed is still installed after it returns or
+    or views of it are kept. It runs the forward pass once and never the backward pass, and
+    measuring changes nothing the pass keeps: every tensor it saves stays alive until it ends.
+    It leaves nothing behind: no hook it installed is still installed after it returns or
     raises, and nothing the forward pass made is still alive after it returns.
     """
-    # TODO(memory): write activation_bytes; the docstring above is the contract.
+    # TODO(memory): find what the forward pass keeps, and count its memory
     raise NotImplementedError("memory: activation_bytes")
 
 
@@ -56,9 +57,16 @@ def accumulate(
     until the last micro-batch is done, and then once.
 
     ValueError for `micro_batch < 1`, an empty batch, or `inputs` and `targets` of different
-    lengths, before any gradient is touched.
+    lengths, before any gradient is touched: those checks are written for you.
     """
-    # TODO(memory): write accumulate; the docstring above is the contract.
+    if micro_batch < 1:
+        raise ValueError(f"accumulate: micro_batch must be at least 1, got {micro_batch}")
+    n = len(inputs)
+    if n == 0:
+        raise ValueError("accumulate: the batch is empty")
+    if len(targets) != n:
+        raise ValueError(f"accumulate: {n} inputs but {len(targets)} targets")
+    # TODO(memory): one step with the whole batch's gradients, a micro-batch at a time
     raise NotImplementedError("memory: accumulate")
 
 
@@ -70,7 +78,7 @@ def checkpointed(blocks: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
     those of `blocks(x)`, random layers such as dropout included. Gradients reach the
     parameters even when `x` does not require grad.
     """
-    # TODO(memory): write checkpointed; the docstring above is the contract.
+    # TODO(memory): run the blocks so that each one's inner activations are recomputed
     raise NotImplementedError("memory: checkpointed")
 
 
@@ -83,7 +91,17 @@ def largest_batch(step: Callable[[int], object], batch_size: int, *, min_size: i
     the allocator's cached blocks go back to the driver. Any other exception propagates at
     once. If even `min_size` does not fit, its out-of-memory error propagates.
 
-    ValueError, before `step` is called, for sizes below 1 or `min_size > batch_size`.
+    ValueError, before `step` is called, for sizes below 1 or `min_size > batch_size` (written
+    for you).
     """
-    # TODO(memory): write largest_batch; the docstring above is the contract.
+    if batch_size < 1 or min_size < 1:
+        raise ValueError(
+            f"largest_batch: sizes must be at least 1, got batch_size={batch_size}, "
+            f"min_size={min_size}"
+        )
+    if min_size > batch_size:
+        raise ValueError(
+            f"largest_batch: min_size={min_size} is larger than batch_size={batch_size}"
+        )
+    # TODO(memory): try smaller sizes, each with the last attempt's memory free
     raise NotImplementedError("memory: largest_batch")

@@ -23,17 +23,53 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
+_SPELLINGS = "'cpu', 'cuda' or 'cuda:1'"
+
+
+def _device(func: str, device: str | torch.device) -> torch.device:
+    """`device` parsed and checked: the CPU, or a CUDA GPU this machine has."""
+    if isinstance(device, torch.device):
+        parsed = device
+    elif isinstance(device, str):
+        try:
+            parsed = torch.device(device)
+        except RuntimeError:
+            raise ValueError(
+                f"{func}({device!r}): not a device torch understands; try {_SPELLINGS}"
+            ) from None
+    else:
+        raise TypeError(f"{func}: device must be a str or a torch.device, not {device!r}")
+    if parsed.type == "cpu":
+        return parsed
+    if parsed.type == "cuda":
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if (parsed.index or 0) >= count:
+            raise ValueError(
+                f"{func}({str(device)!r}): no such GPU here; this machine has {count} CUDA "
+                "device(s)"
+            )
+        return parsed
+    raise ValueError(
+        f"{func}({str(device)!r}): this kata trains in mixed precision on the CPU or a CUDA "
+        f"GPU only; try {_SPELLINGS}"
+    )
+
 
 def autocast_dtype(device: str | torch.device) -> torch.dtype:
     """The 16-bit type to train in on `device`.
 
-    bfloat16 on the CPU. On a CUDA GPU, bfloat16 when the GPU computes in it natively, and
-    float16 when it does not (a GPU that can only emulate bfloat16 gets float16).
+    bfloat16 on the CPU. On a CUDA GPU, bfloat16 when that GPU computes in it natively, and
+    float16 when it does not (a GPU that can only emulate bfloat16 gets float16). A bare
+    `cuda` is the current GPU.
 
     ValueError naming the device for anything else: text torch cannot parse as a device, a
-    device type other than cpu and cuda, or a GPU this machine does not have.
+    device type other than cpu and cuda, or a GPU this machine does not have. The device
+    checks (`_device`) and the CPU's answer are written for you.
     """
-    # TODO(mixed_precision): write autocast_dtype; the docstring above is the contract.
+    parsed = _device("autocast_dtype", device)
+    if parsed.type == "cpu":
+        return torch.bfloat16
+    # TODO(mixed_precision): decide which 16-bit type the GPU `parsed` computes in natively
     raise NotImplementedError("mixed_precision: autocast_dtype")
 
 
@@ -42,9 +78,10 @@ def make_scaler(device: str | torch.device, dtype: torch.dtype) -> torch.amp.Gra
 
     bfloat16 has float32's range, so its gradients need no scaling: the scaler is then
     disabled, and the same training code runs either way. Refuses the devices
-    `autocast_dtype` refuses, with the same ValueError.
+    `autocast_dtype` refuses, with the same ValueError (written for you).
     """
-    # TODO(mixed_precision): write make_scaler; the docstring above is the contract.
+    parsed = _device("make_scaler", device)
+    # TODO(mixed_precision): make the scaler for the type of `parsed`, scaling only what needs it
     raise NotImplementedError("mixed_precision: make_scaler")
 
 
@@ -73,5 +110,5 @@ def amp_step(
     Returns the step's loss as a float32 tensor on `x`'s device, detached from the graph. The
     step itself reads no value back to the host.
     """
-    # TODO(mixed_precision): write amp_step; the docstring above is the contract.
+    # TODO(mixed_precision): make one training step with 16-bit products and float32 weights
     raise NotImplementedError("mixed_precision: amp_step")

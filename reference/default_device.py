@@ -15,7 +15,6 @@ import torch
 from torch import nn
 
 
-# BEGIN SOLUTION
 def _as_device(device: str | torch.device, func: str) -> torch.device:
     """`device` as a torch.device on this machine, or a ValueError naming it."""
     if isinstance(device, torch.device):
@@ -52,9 +51,6 @@ def _own_tensors(module: nn.Module) -> list[torch.Tensor]:
     return [*module.parameters(recurse=False), *module.buffers(recurse=False)]
 
 
-# END SOLUTION
-
-
 def build_on(device: str | torch.device, factory: Callable[[], nn.Module]) -> nn.Module:
     """Call `factory()` with `device` as the default device, and return the model it builds.
 
@@ -62,24 +58,25 @@ def build_on(device: str | torch.device, factory: Callable[[], nn.Module]) -> nn
     nothing is allocated on the CPU and copied over, and on `meta` nothing is allocated at all.
     Afterwards the caller's default device and default dtype are what they were, whether
     `factory` returned or raised. A device that torch cannot parse, or that this machine does
-    not have, raises ValueError naming it, before `factory` is called.
+    not have, raises ValueError naming it, before `factory` is called: the checks of the
+    arguments and of the result are written for you.
     """
-    # BEGIN SOLUTION
     target = _as_device(device, f"build_on({device!r}, factory)")
     if not callable(factory):
         raise TypeError(
             f"build_on({device!r}, factory): factory must be callable with no arguments, "
             f"not {type(factory).__name__}"
         )
+    # BEGIN SOLUTION: call factory with `target` as the default device, and only there
     with target:  # a torch.device is a context manager: the default device inside the block
         model = factory()
+    # END SOLUTION
     if not isinstance(model, nn.Module):
         raise TypeError(
             f"build_on({device!r}, factory): factory() returned {type(model).__name__}, "
             "not an nn.Module"
         )
     return model
-    # END SOLUTION
 
 
 def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
@@ -93,9 +90,8 @@ def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
     Refused with ValueError naming the culprit, before anything changes: a tensor that is not
     on `meta` (it would lose its values), a module that holds tensors but has no
     `reset_parameters()` to initialise them, `meta` itself, and a device that torch cannot
-    parse or this machine does not have.
+    parse or this machine does not have. These refusals are written for you.
     """
-    # BEGIN SOLUTION
     call = f"materialize({type(model).__name__}, {device!r})"
     if not isinstance(model, nn.Module):
         raise TypeError(f"{call}: model must be an nn.Module, not {type(model).__name__}")
@@ -109,8 +105,8 @@ def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
     ]
     if real:
         raise ValueError(
-            f"{call}: {', '.join(real)} already hold data, which to_empty would throw away; "
-            "materialize only a model built on meta"
+            f"{call}: {', '.join(real)} already hold data, which materializing would throw "
+            "away; materialize only a model built on meta"
         )
     holders = [(name, m) for name, m in model.named_modules() if _own_tensors(m)]
     no_reset = [
@@ -121,8 +117,9 @@ def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
     if no_reset:
         raise ValueError(
             f"{call}: {', '.join(no_reset)} hold tensors but have no reset_parameters() to "
-            "initialise them after to_empty"
+            "initialise them once they are allocated"
         )
+    # BEGIN SOLUTION: allocate on `target` and initialise as a normal build would, ties kept
     # to_empty gives each module its own new Parameter, which unties tied weights. Note who
     # holds each Parameter, allocate, then give every holder the first holder's new one.
     holders_of: dict[int, list[tuple[nn.Module, str]]] = {}
@@ -156,12 +153,12 @@ def creates_on(device: str | torch.device) -> dict[str, torch.device]:
     ...}`, each value the `torch.device` of what that way made (for `nn.Linear`, of its
     weight), found by making one. Afterwards the caller's default device is what it was. A
     device that torch cannot parse, or that this machine does not have, raises ValueError
-    naming it.
+    naming it (written for you).
     """
-    # BEGIN SOLUTION
+    target = _as_device(device, f"creates_on({device!r})")
+    # BEGIN SOLUTION: make one tensor each way while `target` is the default, and say where
     import numpy as np
 
-    target = _as_device(device, f"creates_on({device!r})")
     with target:
         made = {
             "torch.zeros": torch.zeros(2),

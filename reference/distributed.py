@@ -8,7 +8,10 @@ GPU host `nccl` does the same with one GPU per rank.
 
 from __future__ import annotations
 
+import numbers
+import pickle
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 from torch import nn
@@ -16,16 +19,15 @@ from torch.utils.data import Dataset
 
 # BEGIN SOLUTION
 # isort: split
-import numbers
-import pickle
 import tempfile
 import time
-from pathlib import Path
 
 import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader, DistributedSampler
+
+# END SOLUTION
 
 TRAINING = ("model_fn", "dataset", "epochs", "batch_size", "lr", "seed")
 """train_rank's keyword arguments that `run` passes on (it makes `init_method` itself)."""
@@ -58,9 +60,6 @@ def _device_for(rank: int, world_size: int) -> torch.device:
     return torch.device("cpu")
 
 
-# END SOLUTION
-
-
 def train_rank(
     rank: int,
     world_size: int,
@@ -88,14 +87,16 @@ def train_rank(
       is not an int: TypeError), before the process group is joined.
     - The process group is destroyed however the rank ends; when training is done, the
       wrapper is gone before the group is.
+
+    The argument checks and the choice of device (`_device_for`) are written for you.
     """
-    # BEGIN SOLUTION
     _check_counts(
         rank=(rank, 0), world_size=(world_size, 1), epochs=(epochs, 0), batch_size=(batch_size, 1)
     )
     if rank >= world_size:
         raise ValueError(f"rank must be below world_size={world_size}, not {rank!r}")
     device = _device_for(rank, world_size)
+    # BEGIN SOLUTION: join the group on `device`, train the same model as every rank, and leave
     if device.type == "cuda":
         torch.cuda.set_device(device)  # nccl talks to the current GPU
     backend = dist.get_default_backend_for_device(device)  # gloo for cpu, nccl for cuda
@@ -140,13 +141,14 @@ def _fit(rank, world_size, device, model_fn, dataset, epochs, batch_size, lr, se
     return {name: t.detach().cpu().clone() for name, t in model.state_dict().items()}
 
 
+# END SOLUTION
+
+
 def _rank_main(rank: int, world_size: int, kwargs: dict, results: str) -> None:
-    """What each spawned process runs: train, then leave the state dict for the parent."""
+    """What each rank's process may run: train, then leave the state dict for the parent in
+    the directory `results`, as `rank{rank}.pt`."""
     state = train_rank(rank, world_size, **kwargs)
     torch.save(state, Path(results) / f"rank{rank}.pt")
-
-
-# END SOLUTION
 
 
 def run(world_size: int, *, timeout: float = 300.0, **kwargs) -> list[dict[str, torch.Tensor]]:
@@ -160,8 +162,10 @@ def run(world_size: int, *, timeout: float = 300.0, **kwargs) -> list[dict[str, 
     count or a timeout out of range. When a rank fails, `run` raises an error that carries that
     rank's own, and leaves no rank running. After `timeout` seconds it kills the ranks and
     raises TimeoutError.
+
+    The argument checks are written for you, and so is `_rank_main`, a function a rank's
+    process can run.
     """
-    # BEGIN SOLUTION
     _check_counts(world_size=(world_size, 1))
     if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
         raise TypeError(f"run: timeout must be a number of seconds, not {timeout!r}")
@@ -182,6 +186,7 @@ def run(world_size: int, *, timeout: float = 300.0, **kwargs) -> list[dict[str, 
             f"run: model_fn cannot be sent to the ranks ({err}); use a function defined at the "
             "top of a module, or a functools.partial of one"
         ) from None
+    # BEGIN SOLUTION: start the ranks, wait for them (never past `timeout`), collect their states
     with tempfile.TemporaryDirectory(prefix="katas-ddp-") as tmp:
         kwargs = {**kwargs, "init_method": (Path(tmp) / "rendezvous").as_uri()}
         ranks = mp.spawn(_rank_main, args=(world_size, kwargs, tmp), nprocs=world_size, join=False)

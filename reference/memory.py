@@ -30,11 +30,12 @@ def activation_bytes(model: nn.Module, *inputs: torch.Tensor) -> int:
     own parameters and buffers, as a Python int.
 
     What counts is memory: each storage counts once, with all its bytes, however many tensors
-    or views of it are kept. It runs the forward pass once and never the backward pass. It
-    leaves nothing behind: no hook it installed is still installed after it returns or
+    or views of it are kept. It runs the forward pass once and never the backward pass, and
+    measuring changes nothing the pass keeps: every tensor it saves stays alive until it ends.
+    It leaves nothing behind: no hook it installed is still installed after it returns or
     raises, and nothing the forward pass made is still alive after it returns.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION: find what the forward pass keeps, and count its memory
     owned = {_key(t) for t in (*model.parameters(), *model.buffers())}
     kept: dict[tuple[torch.device, int], int] = {}
 
@@ -72,9 +73,8 @@ def accumulate(
     until the last micro-batch is done, and then once.
 
     ValueError for `micro_batch < 1`, an empty batch, or `inputs` and `targets` of different
-    lengths, before any gradient is touched.
+    lengths, before any gradient is touched: those checks are written for you.
     """
-    # BEGIN SOLUTION
     if micro_batch < 1:
         raise ValueError(f"accumulate: micro_batch must be at least 1, got {micro_batch}")
     n = len(inputs)
@@ -82,6 +82,7 @@ def accumulate(
         raise ValueError("accumulate: the batch is empty")
     if len(targets) != n:
         raise ValueError(f"accumulate: {n} inputs but {len(targets)} targets")
+    # BEGIN SOLUTION: one step with the whole batch's gradients, a micro-batch at a time
     optimizer.zero_grad()
     total = None
     for start in range(0, n, micro_batch):
@@ -105,7 +106,7 @@ def checkpointed(blocks: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
     those of `blocks(x)`, random layers such as dropout included. Gradients reach the
     parameters even when `x` does not require grad.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION: run the blocks so that each one's inner activations are recomputed
     from torch.utils.checkpoint import checkpoint
 
     for block in blocks:
@@ -123,11 +124,9 @@ def largest_batch(step: Callable[[int], object], batch_size: int, *, min_size: i
     the allocator's cached blocks go back to the driver. Any other exception propagates at
     once. If even `min_size` does not fit, its out-of-memory error propagates.
 
-    ValueError, before `step` is called, for sizes below 1 or `min_size > batch_size`.
+    ValueError, before `step` is called, for sizes below 1 or `min_size > batch_size` (written
+    for you).
     """
-    # BEGIN SOLUTION
-    import gc
-
     if batch_size < 1 or min_size < 1:
         raise ValueError(
             f"largest_batch: sizes must be at least 1, got batch_size={batch_size}, "
@@ -137,6 +136,9 @@ def largest_batch(step: Callable[[int], object], batch_size: int, *, min_size: i
         raise ValueError(
             f"largest_batch: min_size={min_size} is larger than batch_size={batch_size}"
         )
+    # BEGIN SOLUTION: try smaller sizes, each with the last attempt's memory free
+    import gc
+
     n = batch_size
     while True:
         try:

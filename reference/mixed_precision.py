@@ -16,7 +16,6 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
-# BEGIN SOLUTION
 _SPELLINGS = "'cpu', 'cuda' or 'cuda:1'"
 
 
@@ -49,22 +48,21 @@ def _device(func: str, device: str | torch.device) -> torch.device:
     )
 
 
-# END SOLUTION
-
-
 def autocast_dtype(device: str | torch.device) -> torch.dtype:
     """The 16-bit type to train in on `device`.
 
-    bfloat16 on the CPU. On a CUDA GPU, bfloat16 when the GPU computes in it natively, and
-    float16 when it does not (a GPU that can only emulate bfloat16 gets float16).
+    bfloat16 on the CPU. On a CUDA GPU, bfloat16 when that GPU computes in it natively, and
+    float16 when it does not (a GPU that can only emulate bfloat16 gets float16). A bare
+    `cuda` is the current GPU.
 
     ValueError naming the device for anything else: text torch cannot parse as a device, a
-    device type other than cpu and cuda, or a GPU this machine does not have.
+    device type other than cpu and cuda, or a GPU this machine does not have. The device
+    checks (`_device`) and the CPU's answer are written for you.
     """
-    # BEGIN SOLUTION
     parsed = _device("autocast_dtype", device)
     if parsed.type == "cpu":
         return torch.bfloat16
+    # BEGIN SOLUTION: decide which 16-bit type the GPU `parsed` computes in natively
     major, _ = torch.cuda.get_device_capability(parsed)
     return torch.bfloat16 if major >= 8 else torch.float16  # Ampere (sm_80) and newer
     # END SOLUTION
@@ -75,10 +73,10 @@ def make_scaler(device: str | torch.device, dtype: torch.dtype) -> torch.amp.Gra
 
     bfloat16 has float32's range, so its gradients need no scaling: the scaler is then
     disabled, and the same training code runs either way. Refuses the devices
-    `autocast_dtype` refuses, with the same ValueError.
+    `autocast_dtype` refuses, with the same ValueError (written for you).
     """
-    # BEGIN SOLUTION
     parsed = _device("make_scaler", device)
+    # BEGIN SOLUTION: make the scaler for the type of `parsed`, scaling only what needs it
     return torch.amp.GradScaler(parsed.type, enabled=dtype == torch.float16)
     # END SOLUTION
 
@@ -108,7 +106,7 @@ def amp_step(
     Returns the step's loss as a float32 tensor on `x`'s device, detached from the graph. The
     step itself reads no value back to the host.
     """
-    # BEGIN SOLUTION
+    # BEGIN SOLUTION: make one training step with 16-bit products and float32 weights
     with torch.autocast(device_type=x.device.type, dtype=dtype):
         loss = loss_fn(model(x), y)
     scaler.scale(loss).backward()  # a disabled scaler hands the loss back as it is

@@ -13,7 +13,8 @@ import re
 import sys
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import FrameType
 from unittest import mock
 
 import pytest
@@ -451,3 +452,65 @@ def tensors_of(model: torch.nn.Module) -> list[tuple[str, torch.Tensor]]:
 def where(model: torch.nn.Module) -> str:
     """Where each of a module's tensors lives, for a message: `weight on cpu, bias on meta`."""
     return ", ".join(f"{name} on {t.device}" for name, t in tensors_of(model))
+
+
+TO_HOST = (
+    "item",
+    "tolist",
+    "numpy",
+    "cpu",
+    "to",
+    "__float__",
+    "__int__",
+    "__index__",
+    "__bool__",
+    "__format__",
+    "__repr__",
+    "__array__",
+)
+"""The Tensor methods that hand a tensor's value to the host: to Python (`item`, `float()`,
+`bool()`, `print`, f-strings), to NumPy, or to a CPU tensor (`cpu`, `to` a CPU device)."""
+
+
+@contextlib.contextmanager
+def host_reads(
+    note: Callable[[str, FrameType], None],
+    *,
+    methods: tuple[str, ...] = TO_HOST,
+    skip: Callable[[str, torch.Tensor, FrameType], bool] | None = None,
+    after: Callable[[str, object], None] | None = None,
+) -> Iterator[None]:
+    """Spy on the Tensor `methods` that read a value back to the host, for the block.
+
+    Each call is handed to `note(name, caller_frame)`, except a read made inside another one
+    (`tolist` inside `__repr__`: one read), a `to` that does not target the CPU, and what
+    `skip(name, tensor, caller_frame)` says is not a read. `after(name, result)` sees the
+    result of each call, e.g. to recognise host copies the block makes.
+    """
+    depth = [0]
+
+    def spy(name: str):
+        real = getattr(torch.Tensor, name)
+
+        def method(self, *args, **kwargs):
+            if name == "to":
+                target = torch._C._nn._parse_to(*args, **kwargs)[0]
+                if target is None or target.type != "cpu":
+                    return real(self, *args, **kwargs)
+            if depth[0] == 0:
+                caller = sys._getframe(1)
+                if skip is None or not skip(name, self, caller):
+                    note(name, caller)
+            depth[0] += 1
+            try:
+                result = real(self, *args, **kwargs)
+            finally:
+                depth[0] -= 1
+            if after is not None:
+                after(name, result)
+            return result
+
+        return method
+
+    with mock.patch.multiple(torch.Tensor, **{name: spy(name) for name in methods}):
+        yield

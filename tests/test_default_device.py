@@ -319,7 +319,7 @@ def test_build_on_restores_the_default_device(kata, device, data, fails):
     assert after[1] == dtype and seen[0][1] == dtype, say(
         call,
         f"changed the default dtype (to {seen[0][1]} inside, {after[1]} after); it must stay "
-        f"{dtype}: set_default_tensor_type is deprecated and sets the dtype too",
+        f"{dtype}: the default dtype is the caller's too",
         hint=1,
     )
     if model is not None:
@@ -329,6 +329,7 @@ def test_build_on_restores_the_default_device(kata, device, data, fails):
         )
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("bad", ["gpu", "cuda:x", ""])
 def test_build_on_names_a_device_it_cannot_parse(kata, bad):
     call = f"build_on({bad!r}, factory)"
@@ -366,11 +367,17 @@ def compare_with_normal_build(call, got, expected, target, hint):
                 ),
                 pytrace=False,
             )
+        holders = [n for n, t in got.named_parameters(remove_duplicate=False) if t is have]
+        tied = (
+            f" ({name} is one tensor held as {', '.join(holders)}; a model that ties it after "
+            f"building holds the values of the first, {holders[0]})"
+            if len(holders) > 1
+            else ""
+        )
         assert have.dtype == want.dtype and torch.equal(have, want), say(
             call,
             f"gave {name} the values {have.flatten()[:4].tolist()}...; a model built on "
-            f"{target} with the same seed has {want.flatten()[:4].tolist()}... (reset each "
-            "module that holds tensors, in model.modules() order)",
+            f"{target} with the same seed has {want.flatten()[:4].tolist()}...{tied}",
             hint=hint,
         )
 
@@ -436,6 +443,12 @@ class Offset(nn.Module):
         return x + self.offset
 
 
+def real_buffer() -> nn.Module:
+    model = nn.Sequential(nn.BatchNorm1d(3), nn.Linear(3, 1)).to("meta")
+    model[0].running_mean = torch.zeros(3)
+    return model
+
+
 def half_real() -> nn.Module:
     model = nn.Sequential(nn.Linear(2, 3), nn.Linear(3, 1))
     model[1].to("meta")
@@ -450,10 +463,22 @@ REFUSED = {
         [r"Offset|\b1\b"],  # its class, or its name in the model
     ),
     "a model built on meta, to 'meta'": (lambda: on_meta(Arch("linear", 2, 2, 2)), "meta", []),
+    "a model built on meta, to 'meta:0'": (lambda: on_meta(Arch("linear", 2, 2, 2)), "meta:0", []),
+    "a model built on meta, to torch.device('meta')": (
+        lambda: on_meta(Arch("linear", 2, 2, 2)),
+        torch.device("meta"),
+        [],
+    ),
+    "a model whose 0.running_mean (a buffer) holds real data": (
+        real_buffer,
+        "cpu",
+        [r"0\.running_mean"],
+    ),
     "a model built on meta, to 'gpu'": (lambda: on_meta(Arch("linear", 2, 2, 2)), "gpu", []),
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("case", REFUSED)
 def test_materialize_refuses_what_it_cannot_initialise(kata, case):
     make, to, names = REFUSED[case]
@@ -523,12 +548,17 @@ def test_materialize_resets_each_module_once_in_build_order(kata, device):
     RESETS.clear()
     with real_world(device), seeded(0, device), uninitialised_memory_poisoned():
         got = say.call(call, lambda: kata.materialize(model, device.type), hint=3)
+    why = (
+        ". The Block holds no tensor of its own, and its reset_parameters() resets its "
+        "children, a second time"
+        if "block" in RESETS
+        else ""
+    )
     assert built == RESETS, say(
         call,
         f"ran reset_parameters() of {RESETS or 'no module'}, in that order; a normal build "
-        f"initialises {built}, each once, in the order they are built (model.modules() order). "
-        "Reset only the modules that hold tensors of their own: the Block holds none, and "
-        "resetting it initialises its children a second time",
+        f"initialises {built}, each once, in the order they are built (model.modules() order)"
+        + why,
         hint=3,
     )
     compare_with_normal_build(call, got, expected, device, hint=3)
@@ -606,6 +636,7 @@ ABSENT_CALLS = {
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("func", ABSENT_CALLS)
 @pytest.mark.parametrize(("gpus", "spelling"), ABSENT)
 def test_a_device_this_machine_lacks_is_a_value_error(kata, func, gpus, spelling):

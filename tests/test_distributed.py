@@ -34,6 +34,7 @@ import functools
 import multiprocessing
 import os
 import sys
+import sysconfig
 import tempfile
 import threading
 import warnings
@@ -64,6 +65,9 @@ pytestmark = pytest.mark.filterwarnings("error")
 FEW = max(settings().max_examples // 10, 3)
 """Examples for the property tests, each of which builds a process group and DDP per rank
 (tens of ms each): 10 under the `dev` profile, 3 under `quick`."""
+
+TORCH_DIR = str(Path(torch.__file__).parent) + os.sep
+STDLIB_DIR = sysconfig.get_paths()["stdlib"] + os.sep
 
 UNWRITTEN = "NotImplementedError: distributed: "
 """How a stub's NotImplementedError reads inside a spawned rank's traceback."""
@@ -181,10 +185,16 @@ def check_state(call: str, got, want: dict[str, torch.Tensor], *, hint: int) -> 
     assert isinstance(got, dict), say(
         call, f"returned {type(got).__name__}; expected the model's state dict", hint=hint
     )
+    wrapped = bool(got) and all(str(k).startswith("module.") for k in got)
     assert sorted(got) == sorted(want), say(
         call,
-        f"returned the keys {sorted(got)}; the model's own are {sorted(want)} (the DDP "
-        "wrapper's state dict adds 'module.': return the model's)",
+        f"returned the keys {sorted(got)}; the model's own are {sorted(want)}"
+        + (
+            ": every key starts with 'module.', as in the DistributedDataParallel wrapper's "
+            "state dict, which a plain model refuses to load"
+            if wrapped
+            else ""
+        ),
         hint=hint,
     )
     off = [k for k, t in got.items() if not isinstance(t, torch.Tensor) or t.device.type != "cpu"]
@@ -539,6 +549,7 @@ BAD_COUNTS = {
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("bad", BAD_COUNTS)
 def test_train_rank_refuses_bad_counts_before_joining(kata, bad):
     problem = Problem(n=4, n_in=2, n_out=1, batch_size=2, epochs=1, lr=0.1, seed=0)
@@ -709,9 +720,9 @@ def test_every_epoch_reads_a_new_shuffle(kata, world):
             stale = got[epoch] == want[0] and want[epoch] != want[0]
             assert not stale, say(
                 call,
-                f"read epoch {epoch} in epoch 0's order ({got[epoch]}); call "
-                "sampler.set_epoch(epoch) at the start of every epoch, or every epoch repeats "
-                "the same shuffle",
+                f"read epoch {epoch} in epoch 0's order ({got[epoch]}): DistributedSampler "
+                "shuffles with its seed plus the epoch it was last told, so a sampler that is "
+                "told no new epoch repeats one shuffle",
                 hint=2,
             )
         assert got == want, say(
@@ -764,8 +775,46 @@ class Leftovers:
     count: int = 0
 
 
-def watched(fn: Callable[[], object], limit: float, call: str, left: Leftovers | None = None):
-    """Call `fn` in a thread; fail the test if it has not returned after `limit` seconds.
+def waiting_in(frame) -> str:
+    """Where a thread that has not returned is waiting, as seen in its stack: the library call
+    that the code under test made (and, inside it, the first call that waits with a timeout
+    argument, with its value)."""
+    stack = []
+    while frame is not None:
+        stack.append(frame)
+        frame = frame.f_back
+    library = (TORCH_DIR, STDLIB_DIR, __file__)
+    for k, f in enumerate(stack):
+        if f.f_code.co_filename.startswith(library):
+            continue
+        if k == 0:
+            return f": it was still running line {f.f_lineno} of {f.f_code.co_filename}"
+        outer = stack[k - 1]  # the library function this code called
+        text = (
+            f": it was still in {qualified(outer)}, called at line {f.f_lineno} of "
+            f"{f.f_code.co_filename}"
+        )
+        for g in reversed(stack[:k]):  # outermost first
+            code = g.f_code
+            if "timeout" in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]:
+                return text + f", waiting in {qualified(g)}(timeout={g.f_locals['timeout']!r})"
+        return text
+    return ""
+
+
+def qualified(frame) -> str:
+    return f"{frame.f_globals.get('__name__', '?')}.{frame.f_code.co_qualname}"
+
+
+def watched(
+    fn: Callable[[], object],
+    limit: float,
+    call: str,
+    left: Leftovers | None = None,
+    after: str = "it must never hang",
+):
+    """Call `fn` in a thread; fail the test if it has not returned after `limit` seconds,
+    saying where it was waiting, then `after`.
 
     Returns fn's result or raises its exception. Either way, every process it started that is
     still alive afterwards is killed (and counted in `left`), so none outlives the test: pytest
@@ -785,8 +834,9 @@ def watched(fn: Callable[[], object], limit: float, call: str, left: Leftovers |
     thread.join(limit)
     try:
         if thread.is_alive():
+            where = waiting_in(sys._current_frames().get(thread.ident))
             pytest.fail(
-                say(call, f"had not returned after {limit:.0f} s; it must never hang", hint=3),
+                say(call, f"had not returned after {limit:.0f} s{where}; {after}", hint=3),
                 pytrace=False,
             )
         if "error" in outcome:
@@ -808,117 +858,6 @@ def unwritten_in_a_rank(err: BaseException) -> NotImplementedError | None:
         return None
     line = text[text.index(UNWRITTEN) :].splitlines()[0]
     return NotImplementedError(line.removeprefix("NotImplementedError: ") + " (in a rank)")
-
-
-@dataclass
-class RealRun:
-    problem: Problem
-    call: str
-    states: list | None = None
-    error: BaseException | None = None
-
-    def result(self) -> list:
-        if self.error is not None:
-            unwritten = unwritten_in_a_rank(self.error)
-            if unwritten is not None or say.unwritten(self.error):
-                raise unwritten or self.error
-            pytest.fail(
-                say(
-                    self.call,
-                    f"raised {type(self.error).__name__}: {self.error}; expected each rank's "
-                    "state dict",
-                    hint=3,
-                ),
-                pytrace=False,
-            )
-        assert isinstance(self.states, list) and len(self.states) == 2, say(
-            self.call, f"returned {self.states!r}; expected a list of 2 state dicts", hint=3
-        )
-        return self.states
-
-
-def gpus_hidden(device: torch.device) -> contextlib.AbstractContextManager:
-    """On the cpu tier, spawned ranks see no GPU (they cannot inherit this process's fakes)."""
-    return mock.patch.dict(os.environ, {"CUDA_VISIBLE_DEVICES": ""} if device.type == "cpu" else {})
-
-
-@pytest.fixture(scope="module")
-def two_ranks(kata, device) -> RealRun:
-    """One real run of two ranks, shared by the tests below."""
-    problem = Problem(n=16, n_in=3, n_out=2, batch_size=2, epochs=2, lr=0.1, seed=11)
-    call = f"run(2, {problem}) with a model that records its rank in a buffer"
-    outcome = RealRun(problem, call)
-    try:
-        with (
-            gpus_hidden(device),
-            real_world(device),
-            mock.patch.object(models, "IN_THE_TEST_PROCESS", True),
-        ):
-            outcome.states = watched(
-                lambda: kata.run(
-                    2,
-                    model_fn=functools.partial(models.rank_tagged, problem.n_in, problem.n_out),
-                    dataset=TensorDataset(*problem.data()),
-                    **problem.training(),
-                ),
-                limit=300,
-                call=call,
-            )
-    except Exception as err:
-        outcome.error = err
-    return outcome
-
-
-def linear_part(state: dict) -> dict:
-    return {k.removeprefix("linear."): v for k, v in state.items() if k.startswith("linear.")}
-
-
-@pytest.mark.multi_gpu
-def test_every_rank_ends_with_the_same_weights(device, two_ranks):
-    states = two_ranks.result()
-    for state in states:
-        check_state(
-            two_ranks.call,
-            state,
-            {"linear.weight": 0, "linear.bias": 0, "rank": 0, "inherited": 0},
-            hint=3,
-        )
-    wrong = differences(linear_part(states[1]), linear_part(states[0]))
-    assert not wrong, say(
-        two_ranks.call,
-        f"ended with different {', '.join(wrong)} on rank 0 and rank 1: each rank trained its "
-        "own copy. Wrap the model in DistributedDataParallel, so backward() averages the "
-        "gradients of all ranks and every rank takes the same step",
-        hint=1,
-    )
-
-
-@pytest.mark.multi_gpu
-def test_two_ranks_train_like_one_process_on_the_full_batch(device, two_ranks):
-    problem = two_ranks.problem
-    states = two_ranks.result()
-    model_fn = functools.partial(models.linear, problem.n_in, problem.n_out)
-    want = plain_sgd(problem, model_fn, steps_together(problem, 2))
-    for rank, state in enumerate(states):
-        wrong = differences(linear_part(state), want)
-        assert not wrong, say(
-            two_ranks.call,
-            f"ended with {', '.join(wrong)} on rank {rank} different from one process training "
-            f"on both ranks' batches at once (batch size {2 * problem.batch_size}): DDP "
-            "averages the two ranks' mean gradients, which is the gradient of that batch",
-            hint=2,
-        )
-
-
-@pytest.mark.multi_gpu
-def test_run_returns_each_ranks_state_in_rank_order(device, two_ranks):
-    states = two_ranks.result()
-    tags = [int(state["rank"]) if "rank" in state else None for state in states]
-    assert tags == [0, 1], say(
-        two_ranks.call,
-        f"returned state dicts from ranks {tags}, in that order; expected rank 0's, then rank 1's",
-        hint=3,
-    )
 
 
 class Started(Exception):
@@ -955,6 +894,7 @@ BAD_RUNS = {
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("bad", BAD_RUNS)
 def test_run_checks_every_argument_before_starting_a_rank(kata, bad):
     problem = Problem(n=4, n_in=2, n_out=1, batch_size=2, epochs=1, lr=0.1, seed=0)
@@ -993,20 +933,6 @@ def test_run_checks_every_argument_before_starting_a_rank(kata, bad):
     assert outcome is None, say(call, f"{outcome}; expected {error.__name__}", hint=3)
 
 
-@pytest.mark.multi_gpu
-def test_run_starts_each_rank_in_a_fresh_interpreter(device, two_ranks):
-    states = two_ranks.result()
-    inherited = [int(state["inherited"]) if "inherited" in state else None for state in states]
-    assert inherited == [0, 0], say(
-        two_ranks.call,
-        f"ran ranks that inherited this process's memory (rank by rank: {inherited}, 1 for a "
-        "copy of it): they were forked. Start each rank in a fresh interpreter (spawn): a "
-        "fork of a process that has initialised CUDA cannot use CUDA, and a rank must not "
-        "depend on what the parent happened to hold",
-        hint=1,
-    )
-
-
 @contextlib.contextmanager
 def forked_ranks() -> Iterator[None]:
     """Inside, a process asked for with the "spawn" start method is forked instead: the tests
@@ -1031,27 +957,34 @@ def forked_ranks() -> Iterator[None]:
         yield
 
 
-def test_run_raises_the_error_of_a_failing_rank(kata):
+def forked_run(
+    kata, call: str, world_size: int, model_fn, *, limit: float, after: str = "", **extra
+):
+    """`run` with ranks that never train, forked (`forked_ranks`) on a machine with no GPU,
+    under a watchdog of `limit` seconds. Returns what it left running (`Leftovers`)."""
     problem = Problem(n=8, n_in=2, n_out=1, batch_size=2, epochs=1, lr=0.1, seed=2)
-    call = "run(2, ...) whose rank 1 fails in model_fn"
     left = Leftovers()
-    with (
-        gpus_hidden(torch.device("cpu")),
-        fake_gpus(0),
-        forked_ranks(),
-        say.raises(Exception, call, hint=3) as e,
-    ):
+    with gpus_hidden(torch.device("cpu")), fake_gpus(0), forked_ranks():
         watched(
             lambda: kata.run(
-                2,
-                model_fn=functools.partial(models.fails_on_rank_1, problem.n_in, problem.n_out),
+                world_size,
+                model_fn=functools.partial(model_fn, problem.n_in, problem.n_out),
                 dataset=TensorDataset(*problem.data()),
-                **problem.training(),
+                **{**problem.training(), **extra},
             ),
-            limit=120,
+            limit=limit,
             call=call,
             left=left,
+            after=after or "it must never hang",
         )
+    return left
+
+
+def test_run_raises_the_error_of_a_failing_rank(kata):
+    call = "run(2, ...) whose rank 1 fails in model_fn"
+    left = Leftovers()
+    with say.raises(Exception, call, hint=3) as e:
+        left = forked_run(kata, call, 2, models.fails_on_rank_1, limit=30)
     unwritten = unwritten_in_a_rank(e.value)
     if unwritten is not None:
         raise unwritten
@@ -1067,27 +1000,159 @@ def test_run_raises_the_error_of_a_failing_rank(kata):
 
 
 def test_run_stops_a_stuck_rank_at_its_timeout(kata):
-    problem = Problem(n=2, n_in=1, n_out=1, batch_size=1, epochs=1, lr=0.1, seed=0)
+    """A rank that never returns: `run` must stop it 0.5 s after it starts waiting. The
+    watchdog's 10 s is far beyond that, and within the tool's one-minute check."""
     call = "run(1, timeout=0.5, ...) whose rank never returns from model_fn"
     left = Leftovers()
-    with (
-        gpus_hidden(torch.device("cpu")),
-        fake_gpus(0),
-        forked_ranks(),
-        say.raises(TimeoutError, call, hint=3),
-    ):
-        watched(
-            lambda: kata.run(
-                1,
-                timeout=0.5,
-                model_fn=functools.partial(models.sleeps_forever, 1, 1),
-                dataset=TensorDataset(*problem.data()),
-                **problem.training(),
-            ),
-            limit=60,
-            call=call,
-            left=left,
+    with say.raises(TimeoutError, call, hint=3):
+        left = forked_run(
+            kata,
+            call,
+            1,
+            models.sleeps_forever,
+            limit=10,
+            timeout=0.5,
+            after="its timeout was 0.5 s, and a rank still running then must be stopped, "
+            "and TimeoutError raised",
         )
     assert not left.count, say(
         call, f"left {left.count} rank process(es) running after it; kill them", hint=3
+    )
+
+
+@dataclass
+class RealRun:
+    problem: Problem
+    call: str
+    states: list | None = None
+    error: BaseException | None = None
+
+    def result(self) -> list:
+        if self.error is not None:
+            unwritten = unwritten_in_a_rank(self.error)
+            if unwritten is not None or say.unwritten(self.error):
+                raise unwritten or self.error
+            pytest.fail(
+                say(
+                    self.call,
+                    f"raised {type(self.error).__name__}: {self.error}; expected each rank's "
+                    "state dict",
+                    hint=3,
+                ),
+                pytrace=False,
+            )
+        assert isinstance(self.states, list) and len(self.states) == 2, say(
+            self.call, f"returned {self.states!r}; expected a list of 2 state dicts", hint=3
+        )
+        for state in self.states:  # before any test reads a key
+            check_state(self.call, state, dict.fromkeys(TAGGED_KEYS), hint=3)
+        return self.states
+
+
+def gpus_hidden(device: torch.device) -> contextlib.AbstractContextManager:
+    """On the cpu tier, spawned ranks see no GPU (they cannot inherit this process's fakes)."""
+    return mock.patch.dict(os.environ, {"CUDA_VISIBLE_DEVICES": ""} if device.type == "cpu" else {})
+
+
+@pytest.fixture(scope="module")
+def two_ranks(kata, device) -> RealRun:
+    """One real run of two ranks, shared by the tests below."""
+    problem = Problem(n=16, n_in=3, n_out=2, batch_size=2, epochs=2, lr=0.1, seed=11)
+    call = f"run(2, {problem}) with a model that records its rank in a buffer"
+    outcome = RealRun(problem, call)
+    try:
+        with (
+            gpus_hidden(device),
+            real_world(device),
+            mock.patch.object(models, "IN_THE_TEST_PROCESS", True),
+        ):
+            outcome.states = watched(
+                lambda: kata.run(
+                    2,
+                    model_fn=functools.partial(models.rank_tagged, problem.n_in, problem.n_out),
+                    dataset=TensorDataset(*problem.data()),
+                    **problem.training(),
+                ),
+                limit=300,
+                call=call,
+            )
+    except Exception as err:
+        outcome.error = err
+    return outcome
+
+
+TAGGED_KEYS = ("linear.weight", "linear.bias", "rank", "inherited")
+"""The keys of the state dict of `models.rank_tagged`, the model of the shared run."""
+
+
+def linear_part(state: dict) -> dict:
+    return {k.removeprefix("linear."): v for k, v in state.items() if k.startswith("linear.")}
+
+
+@pytest.mark.multi_gpu
+def test_every_rank_ends_with_the_same_weights(device, two_ranks):
+    states = two_ranks.result()
+    wrong = differences(linear_part(states[1]), linear_part(states[0]))
+    assert not wrong, say(
+        two_ranks.call,
+        f"ended with different {', '.join(wrong)} on rank 0 and rank 1: each rank trained its "
+        "own copy. Wrap the model in DistributedDataParallel, so backward() averages the "
+        "gradients of all ranks and every rank takes the same step",
+        hint=1,
+    )
+
+
+@pytest.mark.multi_gpu
+def test_two_ranks_train_like_one_process_on_the_full_batch(device, two_ranks):
+    problem = two_ranks.problem
+    states = two_ranks.result()
+    model_fn = functools.partial(models.linear, problem.n_in, problem.n_out)
+    want = plain_sgd(problem, model_fn, steps_together(problem, 2))
+    for rank, state in enumerate(states):
+        wrong = differences(linear_part(state), want)
+        assert not wrong, say(
+            two_ranks.call,
+            f"ended with {', '.join(wrong)} on rank {rank} different from one process training "
+            f"on both ranks' batches at once (batch size {2 * problem.batch_size}): DDP "
+            "averages the two ranks' mean gradients, which is the gradient of that batch",
+            hint=2,
+        )
+
+
+@pytest.mark.multi_gpu
+def test_run_returns_each_ranks_state_in_rank_order(device, two_ranks):
+    states = two_ranks.result()
+    tags = [int(state["rank"]) for state in states]
+    never = [k for k, tag in enumerate(tags) if tag < 0]
+    assert not never, say(
+        two_ranks.call,
+        f"returned state dicts {never} from models whose forward pass never ran in a process "
+        "group (their `rank` buffer still holds -1)",
+        hint=3,
+    )
+    assert tags == [0, 1], say(
+        two_ranks.call,
+        f"returned state dicts from ranks {tags}, in that order; expected rank 0's, then rank 1's",
+        hint=3,
+    )
+
+
+@pytest.mark.multi_gpu
+def test_run_starts_each_rank_in_a_fresh_interpreter(device, two_ranks):
+    states = two_ranks.result()
+    inherited = [int(state["inherited"]) for state in states]
+    forked = [k for k, v in enumerate(inherited) if v == 1]
+    assert not forked, say(
+        two_ranks.call,
+        f"returned the state dicts {forked} from processes that inherited this process's "
+        f"memory (the models' `inherited` buffers, rank by rank: {inherited}): forks of it. A "
+        "fork of a process that has initialised CUDA cannot use CUDA, and a rank must not "
+        "depend on what the parent happened to hold",
+        hint=1,
+    )
+    assert inherited == [0, 0], say(
+        two_ranks.call,
+        f"returned state dicts whose models' forward pass never ran in a rank (their "
+        f"`inherited` buffers, rank by rank: {inherited}; -1 until a forward pass sets it)",
+        hint=1,
     )

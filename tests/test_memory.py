@@ -37,20 +37,21 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
+import sys
 import weakref
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from unittest import mock
 
 import pytest
 import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch import nn
+from torch.multiprocessing.reductions import StorageWeakRef
 
 from tests.strategies import make_tensor
-from tests.support import Say, plain_repr, recorded_warnings
+from tests.support import Say, host_reads, plain_repr, recorded_warnings
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -270,6 +271,46 @@ def test_activation_bytes_of_an_mlp(kata, rows, n_in, hidden, n_out, x_grad):
     )
 
 
+class Exps(nn.Module):
+    """Four times `-exp(x)`: each exp keeps its output for backward (the negation keeps
+    nothing), and the model drops its own reference to that output at once, so only the graph
+    holds it. At the end of the forward pass it notes how many of those outputs' storages were
+    already freed. (Not `exp(x) * 0.5`: the graph also keeps the 0.5, as an 8-byte tensor that
+    saved-tensors hooks never see.)"""
+
+    def forward(self, x):
+        refs = []
+        for _ in range(4):
+            y = x.exp()
+            refs.append(StorageWeakRef(y.untyped_storage()))
+            x = -y
+            del y
+        self.freed = sum(r.expired() for r in refs)
+        return x
+
+
+def test_activation_bytes_keeps_what_the_forward_pass_keeps(kata, device):
+    """Without the graph holding them, the exp outputs die during the forward pass and the
+    allocator hands their memory to the next tensor: four storages at one address."""
+    model, x = Exps(), torch.randn(1000, device=device, requires_grad=True)
+    call = f"activation_bytes(model, x) for four -exp(x) in a row, x of 1000 float32 on {device}"
+    got = run(call, kata.activation_bytes, model, x, hint=1)
+    assert not model.freed, say(
+        call,
+        f"let {model.freed} of the 4 exp outputs be freed before the forward pass ended, though "
+        "the graph keeps them for backward: under saved-tensors hooks, what the pack hook "
+        "returns is all the graph keeps. A freed storage's memory can go to the next tensor "
+        "made, and storages told apart by their address then count as one",
+        hint=1,
+    )
+    want = 4 * 1000 * 4
+    assert type(got) is int and got == want, say(
+        call,
+        f"returned {got!r}; the forward pass keeps four exp outputs of 4000 bytes: {want}",
+        hint=1,
+    )
+
+
 def test_activation_bytes_runs_no_backward(kata):
     plan = Plan(((4, torch.float32),), (("fresh", 0), ("input",)), 3, False)
     call, _, model, _ = measure(kata, plan, torch.device("cpu"))
@@ -317,9 +358,10 @@ def test_activation_bytes_keeps_nothing_alive(kata, model):
     assert not alive, say(
         call,
         f"returned with {alive} of the {len(model.made)} tensors the forward pass made still "
-        "alive: something still holds the graph or the saved tensors. A pack hook that returns "
-        "the tensor it was given makes a saved output hold its own graph; return "
-        "tensor.detach(), and keep numbers, not tensors",
+        "alive after a garbage collection: something still holds the graph or the saved "
+        "tensors. Whatever a pack hook returns is what the graph keeps, and a saved output "
+        "kept as it is holds its own grad_fn, a cycle through C++ that the collector cannot "
+        "free",
         hint=4,
     )
 
@@ -578,48 +620,9 @@ def total(grads: list[list[torch.Tensor]]) -> list[torch.Tensor]:
     return [sum(gs) for gs in zip(*grads, strict=True)]
 
 
-TO_HOST = (
-    "item",
-    "tolist",
-    "numpy",
-    "cpu",
-    "to",
-    "__float__",
-    "__int__",
-    "__index__",
-    "__bool__",
-    "__format__",
-    "__repr__",
-    "__array__",
-)
-
-
-@contextlib.contextmanager
-def read_backs() -> Iterator[None]:
-    """Note each read of a tensor's value by the host in EVENTS, as "read Tensor.name"; a read
-    made inside another is part of it."""
-    depth = [0]
-
-    def spy(name: str):
-        real = getattr(torch.Tensor, name)
-
-        def method(self, *args, **kwargs):
-            if name == "to":
-                target = torch._C._nn._parse_to(*args, **kwargs)[0]
-                if target is None or target.type != "cpu":
-                    return real(self, *args, **kwargs)
-            if depth[0] == 0:
-                EVENTS.append(f"read Tensor.{name}")
-            depth[0] += 1
-            try:
-                return real(self, *args, **kwargs)
-            finally:
-                depth[0] -= 1
-
-        return method
-
-    with mock.patch.multiple(torch.Tensor, **{name: spy(name) for name in TO_HOST}):
-        yield
+def read_backs() -> contextlib.AbstractContextManager[None]:
+    """Note each read of a tensor's value by the host in EVENTS, as "read Tensor.name"."""
+    return host_reads(lambda name, caller: EVENTS.append(f"read Tensor.{name}"))
 
 
 def reads() -> list[str]:
@@ -675,15 +678,16 @@ def check_step(call: str, batch: Batch, device, got, model, optimizer) -> None:
         if close(seen, total(parts)):
             why = (
                 f"the sum of {k} micro-batches' gradients, each of its own mean loss: about {k} "
-                "times the whole batch's. backward() adds to .grad, so weight each "
-                "micro-batch's loss by its share of the rows"
+                "times the whole batch's. backward() adds to .grad, and the whole batch's mean "
+                "weighs each micro-batch by its share of the rows"
             )
             hint = 1
         elif close(seen, [g / k for g in total(parts)]):
             why = (
                 f"the micro-batch gradients averaged over {k} micro-batches; that is the whole "
                 f"batch's only when every micro-batch has the same rows, and these had "
-                f"{batch.rows} rows in micro-batches of {batch.micro_batch}: weight by rows"
+                f"{batch.rows} rows in micro-batches of {batch.micro_batch}, and the whole "
+                "batch's mean weighs each by its rows"
             )
             hint = 3
         elif k > 1 and (close(seen, scaled[-1]) or close(seen, parts[-1])):
@@ -791,6 +795,7 @@ BAD_BATCHES = {
 }
 
 
+@pytest.mark.given
 @pytest.mark.parametrize("case", BAD_BATCHES)
 def test_accumulate_refuses_bad_batches_before_touching_gradients(kata, case):
     n_x, n_y, micro = BAD_BATCHES[case]
@@ -1149,11 +1154,19 @@ class Step:
         self.sizes: list[int] = []
         self.made: list[weakref.ref] = []
         self.alive_at: tuple[int, int] | None = None  # (attempt, earlier attempt still alive)
+        self.why = ""  # what the test saw holding the earlier attempt's tensors
+        self.errors: list[weakref.ref] = []  # the out-of-memory errors it raised
+        self.collections: list[tuple[int, int | None]] = []
+        """Each full garbage collection during the call: (how many attempts had been made,
+        the attempt whose out-of-memory error was being handled then, or None)."""
 
     def __call__(self, n: int) -> None:
-        for k, ref in enumerate(self.made):
-            if ref() is not None and self.alive_at is None:
-                self.alive_at = (len(self.sizes), k)
+        if self.alive_at is None:
+            for k, ref in enumerate(self.made):
+                if ref() is not None:
+                    self.alive_at = (len(self.sizes), k)
+                    self.why = self.holding(k)
+                    break
         self.sizes.append(n)
         if len(self.sizes) > self.LIMIT:
             pytest.fail(
@@ -1173,7 +1186,61 @@ class Step:
         if self.other is not None and len(self.sizes) == self.other[0]:
             raise self.other[1]()
         if n > self.capacity:
-            raise out_of_memory(n)  # no local name for it: that would tie it to this frame
+            raise self.failed(n)  # no local name for it: that would tie it to this frame
+
+    def failed(self, n: int) -> torch.OutOfMemoryError:
+        err = out_of_memory(n)
+        self.errors.append(weakref.ref(err))
+        return err
+
+    def holding(self, k: int) -> str:
+        """What holds attempt `k`'s tensors now, as far as the test can see."""
+        handled = sys.exc_info()[1]
+        if isinstance(handled, torch.OutOfMemoryError) and hasattr(handled, "attempt"):
+            return (
+                f"it was called from inside the except block that caught step({handled.attempt})'s "
+                "out-of-memory error: while that block runs, the error's traceback holds the "
+                "failed attempt's frames, and with them its tensors"
+            )
+        alive = [e.attempt for ref in self.errors if (e := ref()) is not None]
+        if alive:
+            return (
+                f"the out-of-memory error of step({alive[0]}) was still alive after its except "
+                "block, and its traceback holds the failed attempt's frames, and with them its "
+                "tensors"
+            )
+        since = [handling for after, handling in self.collections if after > k]
+        gc.collect()
+        if self.made[k]() is not None:
+            return "something still held them"
+        if not since:
+            return (
+                "a reference cycle held them, and no garbage collection ran between the two "
+                "attempts: only the collector frees a cycle"
+            )
+        if all(handling is not None for handling in since):
+            return (
+                "a reference cycle held them, and the garbage collection between the two "
+                "attempts ran inside the except block, while the error's traceback still held "
+                "the failed attempt's frames, and through them the cycle"
+            )
+        return "something still held them"
+
+    @contextlib.contextmanager
+    def watching_collections(self) -> Iterator[None]:
+        """Note each full garbage collection, and whether it ran while an out-of-memory error
+        of this step was being handled."""
+
+        def note(phase: str, info: dict) -> None:
+            if phase == "start" and info["generation"] == 2:
+                handled = sys.exc_info()[1]
+                self.collections.append((len(self.sizes), getattr(handled, "attempt", None)))
+
+        gc.callbacks.append(note)
+        try:
+            yield
+        finally:
+            gc.callbacks.remove(note)
 
     call = "largest_batch(step, ...)"
 
@@ -1189,7 +1256,7 @@ def sizes_tried(batch_size: int, min_size: int, capacity: int) -> list[int]:
 def find(kata, step: Step, batch_size: int, min_size: int | None, *, hint: int):
     kwargs = {} if min_size is None else {"min_size": min_size}
     step.call = f"largest_batch(step, {batch_size}{f', min_size={min_size}' if kwargs else ''})"
-    with frozen_gc():
+    with frozen_gc(), step.watching_collections():
         return run(step.call, kata.largest_batch, step, batch_size, hint=hint, **kwargs)
 
 
@@ -1259,22 +1326,11 @@ def check_freed(step: Step) -> None:
     if step.alive_at is None:
         return
     now, older = step.alive_at
-    if step.cycle:
-        why = (
-            "they were held in a reference cycle, which only the garbage collector frees; "
-            "collect before the next attempt"
-        )
-    else:
-        why = (
-            "the out-of-memory error's traceback holds the failed attempt's frames, and "
-            "with them its tensors, for as long as the except block runs (or the error is "
-            "kept in a variable); retry after leaving the except block"
-        )
     pytest.fail(
         say(
             step.call,
             f"called step({step.sizes[now]}) while the tensors of the failed "
-            f"step({step.sizes[older]}) were still alive: {why}",
+            f"step({step.sizes[older]}) were still alive: {step.why}",
             hint=3,
         ),
         pytrace=False,
@@ -1340,6 +1396,7 @@ def test_largest_batch_lets_any_other_error_through(kata, error, at):
 BAD_SIZES = [(0, None), (-4, None), (8, 0), (8, -1), (4, 8)]
 
 
+@pytest.mark.given
 @pytest.mark.parametrize(("batch_size", "min_size"), BAD_SIZES)
 def test_largest_batch_refuses_bad_sizes_before_calling_step(kata, batch_size, min_size):
     step = Step(capacity=100)

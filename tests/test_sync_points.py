@@ -43,7 +43,7 @@ from hypothesis import strategies as st
 from torch import nn
 
 from tests.strategies import make_tensor
-from tests.support import Say, real_world, recorded_warnings
+from tests.support import Say, host_reads, real_world, recorded_warnings
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -224,27 +224,11 @@ def sync_debug(on: bool) -> Iterator[None]:
 
 # --- counting host transfers ------------------------------------------------------------------
 
-TO_HOST = (
-    "item",
-    "tolist",
-    "numpy",
-    "cpu",
-    "to",
-    "__float__",
-    "__int__",
-    "__index__",
-    "__bool__",
-    "__format__",
-    "__repr__",
-    "__array__",
-)
-
 
 @contextlib.contextmanager
 def host_transfers() -> Iterator[None]:
     """Note each transfer of a tensor's value to the host in EVENTS, as "transfer Tensor.name"
     (or "transfer Tensor.name in torch.tensor")."""
-    depth = [0]
     inside_tensor = [0]
     host_storages: set[int] = set()  # storages of host copies made during the call
     kept: list[torch.Tensor] = []  # keep those copies alive, so their addresses stay theirs
@@ -255,29 +239,14 @@ def host_transfers() -> Iterator[None]:
         except (RuntimeError, NotImplementedError):
             return None
 
-    def spy(name: str):
-        real = getattr(torch.Tensor, name)
+    def note(name: str, caller) -> None:
+        where = " in torch.tensor" if inside_tensor[0] else ""
+        EVENTS.append(f"transfer Tensor.{name}{where}")
 
-        def method(self, *args, **kwargs):
-            if name == "to":
-                target = torch._C._nn._parse_to(*args, **kwargs)[0]
-                if target is None or target.type != "cpu":
-                    return real(self, *args, **kwargs)
-            counted = depth[0] == 0 and storage(self) not in host_storages
-            if counted:
-                where = " in torch.tensor" if inside_tensor[0] else ""
-                EVENTS.append(f"transfer Tensor.{name}{where}")
-            depth[0] += 1
-            try:
-                result = real(self, *args, **kwargs)
-            finally:
-                depth[0] -= 1
-            if name in ("cpu", "to") and isinstance(result, torch.Tensor):
-                host_storages.add(storage(result))
-                kept.append(result)
-            return result
-
-        return method
+    def after(name: str, result) -> None:
+        if name in ("cpu", "to") and isinstance(result, torch.Tensor):
+            host_storages.add(storage(result))
+            kept.append(result)
 
     real_tensor = torch.tensor
 
@@ -289,7 +258,7 @@ def host_transfers() -> Iterator[None]:
             inside_tensor[0] -= 1
 
     with (
-        mock.patch.multiple(torch.Tensor, **{name: spy(name) for name in TO_HOST}),
+        host_reads(note, skip=lambda name, t, caller: storage(t) in host_storages, after=after),
         mock.patch.object(torch, "tensor", tensor),
     ):
         yield

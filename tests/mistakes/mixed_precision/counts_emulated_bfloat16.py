@@ -2,7 +2,7 @@
 can only emulate bfloat16 (Turing, sm_75): that GPU then trains in emulated bfloat16 instead
 of float16 with a scaler.
 
-Caught by: test_autocast_dtype_on_a_gpu_follows_its_bfloat16_support
+Caught by: test_autocast_dtype_follows_the_bfloat16_support_of_the_gpu_it_is_given
 """
 
 import torch

@@ -1,5 +1,6 @@
 """Uses `torch.amp.autocast` and `torch.amp.is_autocast_available`, asks
-`torch.cuda.is_bf16_supported(including_emulation=False)`, clips by hand (the total norm and
+`torch.cuda.is_bf16_supported(including_emulation=False)` with the GPU made current for the
+question (`with torch.cuda.device(...)`), clips by hand (the total norm and
 one factor, computed on the device with no read-back), and clears the gradients by setting
 them to None.
 """
@@ -24,11 +25,12 @@ def _checked(func, device):
 
 
 def autocast_dtype(device):
-    if _checked("autocast_dtype", device).type == "cpu":
+    parsed = _checked("autocast_dtype", device)
+    if parsed.type == "cpu":
         return torch.bfloat16
-    if torch.cuda.is_bf16_supported(including_emulation=False):
-        return torch.bfloat16
-    return torch.float16
+    with torch.cuda.device(parsed):  # is_bf16_supported answers for the current GPU
+        native = torch.cuda.is_bf16_supported(including_emulation=False)
+    return torch.bfloat16 if native else torch.float16
 
 
 def make_scaler(device, dtype):

@@ -21,7 +21,7 @@ def autocast_dtype(device):
         raise ValueError(f"autocast_dtype: cannot autocast on {str(device)!r} in this kata")
     if not torch.cuda.is_available() or (parsed.index or 0) >= torch.cuda.device_count():
         raise ValueError(f"autocast_dtype: this machine has no {str(device)!r}")
-    native = torch.cuda.get_device_capability(parsed.index or 0) >= NATIVE_BF16
+    native = torch.cuda.get_device_capability(parsed) >= NATIVE_BF16  # no index: the current
     return torch.bfloat16 if native else torch.float16
 
 
