@@ -240,10 +240,9 @@ def test_every_page_is_in_the_nav_in_catalogue_order():
 
 
 KATA_PAGE_ORDER = ("## Your task", "<!-- stub -->")
-# Written by the kata pages' authors; checked in this order when present, and required once
-# REQUIRE_BACKGROUND_AND_PREDICT is on (issue 25: switch it on when every kata page has them).
+# Every kata page holds these after its stub, in this order (issue 25: all fourteen do).
 KATA_PAGE_LATER = ("## Background", "## Predict")
-REQUIRE_BACKGROUND_AND_PREDICT = False
+REQUIRE_BACKGROUND_AND_PREDICT = True
 SPOILERS = ("<!-- hints -->", "<!-- mistakes -->", "<!-- solution -->", "<!-- solutions -->")
 DISCUSSION_ORDER = (
     "## The problem",
