@@ -134,8 +134,10 @@ def expected_cuda_items() -> set[str]:
     items = set()
     for kata in _catalogue.katas():
         for test in cuda_env.cuda_tests(kata):
-            suffix = "[cuda]" if test.cpu_twin else ""
-            items.add(f"tests/test_{kata.name}.py::{test.name}{suffix}")
+            for case in test.cases:  # the device's id first, then its other parametrisations'
+                parts = [p for p in ("cuda" if test.cpu_twin else "", case) if p]
+                suffix = f"[{'-'.join(parts)}]" if parts else ""
+                items.add(f"tests/test_{kata.name}.py::{test.name}{suffix}")
     return items
 
 
@@ -799,6 +801,11 @@ def test_not_literal(device): ...
 def test_plain(kata): ...
 
 
+@pytest.mark.parametrize("n", [1, pytest.param(2, id="two")])
+@pytest.mark.parametrize("dtype", [torch.float32, "half"])
+def test_cases(kata, device, dtype, n): ...
+
+
 def helper(device): ...
 
 
@@ -821,8 +828,12 @@ def test_cuda_tests_reads_marks_fixtures_and_parametrisations(tmp_path):
         "test_both": (False, True),
         "test_not_literal": (False, False),  # cannot tell: counted, and asked for a reason
         "test_method": (True, True),
+        "test_cases": (False, True),
     }
     assert {n: (t.multi_gpu, t.cpu_twin) for n, t in found.items()} == want
+    # as pytest names them after the device's id: test_cases[cuda-dtype0-1], ...
+    assert found["test_cases"].cases == ("dtype0-1", "dtype0-two", "half-1", "half-two")
+    assert found["test_fixture"].cases == found["test_both"].cases == ("",)
     assert found["test_marked"].doc == "No CPU twin: a reason."
     path.write_text("import pytest\npytestmark = [pytest.mark.cuda]\n\ndef test_a(kata): ...\n")
     module_marked = cuda_env.cuda_tests(SimpleNamespace(name="x", tests=path))
