@@ -564,7 +564,10 @@ def _module_of(w: warnings.WarningMessage) -> str:
 
 @dataclass(frozen=True)
 class CudaTest:
-    """A test function with a cuda case. `cpu_twin`: the same body also runs on the CPU."""
+    """A test function with a cuda case. `cpu_twin`: the same body also runs on the CPU.
+    `cases`: the ids its other parametrisations add to each cuda case's node id, as pytest
+    writes them after the device's (`("dtype0", "dtype1")` for a `parametrize("dtype", [...])`
+    of two torch dtypes); `("",)` when it has none. Each case is one test in pytest's count."""
 
     kata: str
     name: str
@@ -572,6 +575,7 @@ class CudaTest:
     multi_gpu: bool
     cpu_twin: bool
     doc: str
+    cases: tuple[str, ...] = ("",)
 
 
 def _mark_names(node: ast.expr) -> list[str]:
@@ -626,6 +630,58 @@ def _parametrized_devices(func: ast.FunctionDef) -> set[str] | None:
             kinds.add(_device_kind(value))
         return kinds
     return None
+
+
+def _value_id(node: ast.expr, argname: str, index: int) -> str:
+    """pytest's id for one parametrised value: a str, number, bool or None written in the
+    call is its own id; any other object gets `<argname><index>` (torch.float32: `dtype0`)."""
+    if isinstance(node, ast.Constant) and (node.value is None or isinstance(node.value, str)):
+        return str(node.value)
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return str(node.value)
+    return f"{argname}{index}"
+
+
+def _case_ids(func: ast.FunctionDef) -> tuple[str, ...]:
+    """The ids the function's parametrisations other than `device` give its cases, composed
+    as pytest composes stacked decorators (the one nearest the function first, joined by
+    "-"); `("",)` when it has none. A list of values not written in the call counts as one
+    case whose id is "?": its cases cannot be read from the file."""
+    ids = [""]
+    for deco in reversed(func.decorator_list):
+        if not (isinstance(deco, ast.Call) and "parametrize" in _mark_names(deco)):
+            continue
+        if len(deco.args) < 2 or not isinstance(deco.args[0], ast.Constant):
+            continue
+        names = [n.strip() for n in str(deco.args[0].value).split(",")]
+        if "device" in names:
+            continue
+        values = deco.args[1]
+        given = next((k.value for k in deco.keywords if k.arg == "ids"), None)
+        if not isinstance(values, ast.List | ast.Tuple):
+            here = ["?"]
+        elif isinstance(given, ast.List | ast.Tuple) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in given.elts
+        ):
+            here = [e.value for e in given.elts]
+        else:
+            here = []
+            for index, value in enumerate(values.elts):
+                if isinstance(value, ast.Call) and getattr(value.func, "attr", None) == "param":
+                    named = [k.value for k in value.keywords if k.arg == "id"]
+                    if named and isinstance(named[0], ast.Constant):
+                        here.append(str(named[0].value))
+                        continue
+                    parts = value.args
+                elif len(names) > 1 and isinstance(value, ast.Tuple | ast.List):
+                    parts = value.elts
+                else:
+                    parts = [value]
+                here.append(
+                    "-".join(_value_id(v, n, index) for v, n in zip(parts, names, strict=False))
+                )
+        ids = [f"{a}-{b}" if a else b for a in ids for b in here]
+    return tuple(ids)
 
 
 def _drawn(func: ast.FunctionDef) -> set[str]:
@@ -686,6 +742,7 @@ def _cuda_tests(name: str, path: Path, _mtime_ns: int) -> tuple[CudaTest, ...]:
                         multi_gpu="multi_gpu" in names,
                         cpu_twin=cpu_case,
                         doc=ast.get_docstring(node) or "",
+                        cases=_case_ids(node),
                     )
                 )
 

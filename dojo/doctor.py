@@ -331,8 +331,12 @@ def render(found: Findings, katas=None) -> str:
 
     cuda_runs = host.available and not host.init_error
     tests = {k.name: cuda_env.cuda_tests(k) for k in katas}
-    total = sum(len(t) for t in tests.values())
-    multi = sum(t.multi_gpu for ts in tests.values() for t in ts)
+
+    def count(ts, multi_only=False):  # as pytest counts: each parametrised case is a test
+        return sum(len(t.cases) for t in ts if t.multi_gpu or not multi_only)
+
+    total = sum(count(ts) for ts in tests.values())
+    multi = sum(count(ts, multi_only=True) for ts in tests.values())
     if host.torch is None:
         cuda_state = "needs torch"
     elif cuda_runs:
@@ -354,14 +358,14 @@ def render(found: Findings, katas=None) -> str:
     ]
     for kata in katas:
         ts = tests[kata.name]
-        m = sum(t.multi_gpu for t in ts)
+        n, m = count(ts), count(ts, multi_only=True)
         if not cuda_runs:
             here = "skipped" if ts else "-"
         elif m and n_gpus < 2:
-            here = f"{len(ts) - m} run, {m} skipped"
+            here = f"{n - m} run, {m} skipped"
         else:
             here = "run" if ts else "-"
-        out.append(f"  {kata.number:>2}  {kata.name:<22}{len(ts):>5}{m:>11}  {here}")
+        out.append(f"  {kata.number:>2}  {kata.name:<22}{n:>5}{m:>11}  {here}")
     out.append(f"  {'':>2}  {'total':<22}{total:>5}{multi:>11}")
 
     tips = advice(found)

@@ -12,7 +12,10 @@ index or an integer". The cuda tier cannot run here, so:
   allocator and per-process limit are fakes (`SimulatedGpu`): it failed on the bare device
   before the fix, as it would have on every real GPU;
 - every call to a refusing function in the repository's code is read with `ast`, and one
-  whose device is a bare `cuda` (written there, or bound to a name just before) fails.
+  whose device is a bare `cuda` (written there, or bound to a name just before) fails, unless
+  it is written to be refused: a statement of its own in the body of a
+  `with pytest.raises(ValueError, ...)` (a test that the refusal happens, as in
+  tests/tool/test_fake_gpus.py).
 """
 
 from __future__ import annotations
@@ -208,7 +211,7 @@ def test_the_real_out_of_memory_test_runs_on_a_simulated_gpu():
 # --- every call in the repository ------------------------------------------------------------
 
 SOURCES = ["tests", "reference", "benchmarks", "dojo", "katas", "docs"]
-SKIPPED = ["tests/mistakes", "tests/tool/test_device_indices.py"]  # wrong on purpose
+SKIPPED = ["tests/mistakes"]  # wrong on purpose
 
 
 def _bare_cuda(node: ast.expr | None) -> bool:
@@ -230,12 +233,44 @@ def _own(scope: ast.AST) -> Iterator[ast.AST]:
             yield from _own(child)
 
 
+def _expects_the_refusal(node: ast.With) -> bool:
+    """`with pytest.raises(ValueError, ...)`: the ValueError torch's refusal raises."""
+    return any(
+        isinstance(item.context_expr, ast.Call)
+        and getattr(item.context_expr.func, "attr", None) == "raises"
+        and getattr(item.context_expr.func.value, "id", None) == "pytest"
+        and item.context_expr.args
+        and getattr(item.context_expr.args[0], "id", None) == "ValueError"
+        for item in node.items
+    )
+
+
+def refused_on_purpose(tree: ast.AST) -> set[int]:
+    """The ids of the calls that are a statement of their own in the body of a
+    `with pytest.raises(ValueError, ...)`: written to check that the bare cuda is refused.
+    Only the statement itself: not a call inside a lambda or a function defined there, which
+    would not run in the `with`, nor one nested in another expression."""
+    return {
+        id(stmt.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.With) and _expects_the_refusal(node)
+        for stmt in node.body
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+    }
+
+
 def bare_calls(tree: ast.AST, where: str) -> list[str]:
     """Calls `torch.cuda.NAME(...)` (or `cuda.NAME`) to a refusing function whose device
-    argument is a bare cuda, written in the call or assigned to a name in the same scope."""
+    argument is a bare cuda, written in the call or assigned to a name in the same scope,
+    except those `refused_on_purpose`."""
     names = refusing()
+    expected = refused_on_purpose(tree)
     found = []
-    scopes = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.Module)]
+    scopes = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.Module)
+    ]
     for scope in scopes:
         bare_names = {
             t.id
@@ -246,6 +281,8 @@ def bare_calls(tree: ast.AST, where: str) -> list[str]:
         }
         for call in _own(scope):
             if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+                continue
+            if id(call) in expected:
                 continue
             name = call.func.attr
             if name not in names or getattr(call.func.value, "attr", None) not in ("cuda", None):
@@ -273,6 +310,33 @@ def test_the_check_finds_the_bare_call_the_issue_found():
         "t.py:3: torch.cuda.set_per_process_memory_fraction given a bare cuda device",
         "t.py:4: torch.cuda.set_device given a bare cuda device",
         "t.py:6: torch.cuda.caching_allocator_alloc given a bare cuda device",
+    ]
+
+
+def test_the_check_accepts_a_bare_call_only_where_a_test_expects_the_refusal():
+    """A statement of its own in `with pytest.raises(ValueError)` is a test that torch (or a
+    fake) refuses it; the same call expecting another error, or in a lambda or a function
+    defined in the `with` (not run there), or after the `with`, is still found."""
+    code = (
+        "def test(kata):\n"
+        "    with pytest.raises(ValueError, match='specified index'):\n"
+        "        torch.cuda.set_device(torch.device('cuda'))\n"
+        "    with pytest.raises(RuntimeError):\n"
+        "        torch.cuda.set_device('cuda')\n"
+        "    with pytest.raises(ValueError):\n"
+        "        later = lambda: torch.cuda.set_device('cuda')\n"
+        "        x = torch.cuda.caching_allocator_alloc(8, device='cuda')\n"
+        "    with pytest.raises(ValueError):\n"
+        "        def run():\n"
+        "            torch.cuda.set_device('cuda')\n"
+        "    torch.cuda.set_device('cuda')\n"
+    )
+    assert bare_calls(ast.parse(code), "t.py") == [
+        "t.py:11: torch.cuda.set_device given a bare cuda device",
+        "t.py:12: torch.cuda.set_device given a bare cuda device",
+        "t.py:5: torch.cuda.set_device given a bare cuda device",
+        "t.py:7: torch.cuda.set_device given a bare cuda device",
+        "t.py:8: torch.cuda.caching_allocator_alloc given a bare cuda device",
     ]
 
 

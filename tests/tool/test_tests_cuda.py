@@ -134,8 +134,10 @@ def expected_cuda_items() -> set[str]:
     items = set()
     for kata in _catalogue.katas():
         for test in cuda_env.cuda_tests(kata):
-            suffix = "[cuda]" if test.cpu_twin else ""
-            items.add(f"tests/test_{kata.name}.py::{test.name}{suffix}")
+            for case in test.cases:  # the device's id first, then its other parametrisations'
+                parts = [p for p in ("cuda" if test.cpu_twin else "", case) if p]
+                suffix = f"[{'-'.join(parts)}]" if parts else ""
+                items.add(f"tests/test_{kata.name}.py::{test.name}{suffix}")
     return items
 
 
@@ -196,6 +198,58 @@ def test_version_tuple(text, want):
     assert cuda_env.version_tuple(text) == want
 
 
+def _local_module(name: str) -> list[Path]:
+    """The repository's files that importing `name` runs: each package's __init__.py on the
+    way, then the module; [] for a module from outside the repository."""
+    parts, found = name.split("."), []
+    for end in range(1, len(parts) + 1):
+        base = ROOT.joinpath(*parts[:end])
+        for path in (base / "__init__.py", base.with_suffix(".py")):
+            if path.is_file():
+                found.append(path)
+    return found
+
+
+def loaded_by_the_cuda_tier() -> list[Path]:
+    """The repository's files `pytest -m cuda --impl reference` loads: conftest.py and the
+    plugins it names, the test files it collects (tests/ but tool, which the session
+    --ignores, mistakes, which only the verifier swaps in, and browser, in norecursedirs),
+    every kata's reference (the harness imports them by name), and, from those, every local
+    module they import, at the top or inside a function. A module of dojo/ that none of them
+    imports (dojo/notebook.py, run by `nox -s notebook`) is not loaded."""
+    conftest = ROOT / "conftest.py"
+    plugins = [
+        elt.value
+        for node in ast.parse(conftest.read_text()).body
+        if isinstance(node, ast.Assign)
+        and any(getattr(t, "id", None) == "pytest_plugins" for t in node.targets)
+        for elt in node.value.elts
+    ]
+    assert plugins, "conftest.py names no pytest_plugins: the harness would not load"
+    todo = [conftest, *(p for name in plugins for p in _local_module(name))]
+    todo += (ROOT / "reference").glob("*.py")
+    todo += [
+        path
+        for path in (ROOT / "tests").rglob("*.py")
+        if not {"mistakes", "tool", "browser"} & set(path.relative_to(ROOT).parts)
+    ]
+    seen: list[Path] = []
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.append(path)
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            else:
+                continue
+            todo += [p for name in names for p in _local_module(name)]
+    return sorted(seen)
+
+
 def test_the_session_installs_everything_the_tests_import_except_torch():
     """Every third-party module imported by what `pytest -m cuda --impl reference` loads (all of
     tests/ but tests/tool, which the session ignores, is collected before -m deselects) comes
@@ -211,20 +265,10 @@ def test_the_session_installs_everything_the_tests_import_except_torch():
         if "extra ==" not in r
     }
     local = {"dojo", "tests", "reference", "katas", "conftest", "benchmarks", "__future__"}
-    files = [
-        ROOT / "conftest.py",
-        *(ROOT / "dojo").glob("*.py"),
-        *(ROOT / "reference").glob("*.py"),
-    ]
-    files += (ROOT / "tests").rglob("*.py")
+    loaded = loaded_by_the_cuda_tier()
+    assert {ROOT / "dojo" / "harness.py", ROOT / "dojo" / "cuda_env.py"} <= set(loaded), loaded
     missing = {}
-    for path in files:
-        # mistakes: swapped in by the verifier only; tool: --ignore'd by the session; browser:
-        # in norecursedirs, collected only by `nox -s site`.
-        if {"mistakes", "tool", "browser"} & set(path.parts):
-            continue
-        if path.name == "watch.py":  # only `python -m katas watch` imports it
-            continue
+    for path in loaded:
         tree = ast.parse(path.read_text())
         optional = {  # `try: import x / except ModuleNotFoundError:` (tomli on Python 3.10)
             id(node)
@@ -799,6 +843,11 @@ def test_not_literal(device): ...
 def test_plain(kata): ...
 
 
+@pytest.mark.parametrize("n", [1, pytest.param(2, id="two")])
+@pytest.mark.parametrize("dtype", [torch.float32, "half"])
+def test_cases(kata, device, dtype, n): ...
+
+
 def helper(device): ...
 
 
@@ -821,8 +870,12 @@ def test_cuda_tests_reads_marks_fixtures_and_parametrisations(tmp_path):
         "test_both": (False, True),
         "test_not_literal": (False, False),  # cannot tell: counted, and asked for a reason
         "test_method": (True, True),
+        "test_cases": (False, True),
     }
     assert {n: (t.multi_gpu, t.cpu_twin) for n, t in found.items()} == want
+    # as pytest names them after the device's id: test_cases[cuda-dtype0-1], ...
+    assert found["test_cases"].cases == ("dtype0-1", "dtype0-two", "half-1", "half-two")
+    assert found["test_fixture"].cases == found["test_both"].cases == ("",)
     assert found["test_marked"].doc == "No CPU twin: a reason."
     path.write_text("import pytest\npytestmark = [pytest.mark.cuda]\n\ndef test_a(kata): ...\n")
     module_marked = cuda_env.cuda_tests(SimpleNamespace(name="x", tests=path))
