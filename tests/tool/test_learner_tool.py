@@ -30,11 +30,14 @@ def repo(tmp_path: Path) -> Path:
 
 
 def solved_with(repo: Path, name: str, function: str, code: str) -> None:
-    """katas/NAME.py is the reference, with `code` run first in `function`'s body."""
+    """katas/NAME.py is the reference, with `code` run first in `function`'s first solution
+    region (the learner's code), at that region's indent: a region may sit inside given code,
+    in an `if` block."""
     text = (repo / "reference" / f"{name}.py").read_text()
     at = text.index(f"def {function}(")
-    at = re.compile(r"    # BEGIN SOLUTION(:.*)?\n").search(text, at).end()
-    body = "".join(f"    {line}\n" for line in code.strip("\n").split("\n"))
+    begin = re.compile(r"^( *)# BEGIN SOLUTION(:.*)?\n", re.MULTILINE).search(text, at)
+    at, indent = begin.end(), begin[1]
+    body = "".join(f"{indent}{line}\n" for line in code.strip("\n").split("\n"))
     (repo / "katas" / f"{name}.py").write_text(text[:at] + body + text[at:])
 
 
