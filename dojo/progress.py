@@ -2,8 +2,12 @@
 
 It counts, per kata, the tests that pass, fail, wait for an unwritten function ("not written":
 the stub's NotImplementedError, turned into a one-line report by the harness) or are skipped,
-and keeps the failure messages. `python -m katas check|watch|list` read `snapshot()`; a plain
-`pytest` run with `--impl katas` (the default) ends with a table of the same counts.
+and keeps the failure messages. A test marked `given` checks only code the stub gives, and
+passes on the stub: when it passes it is counted apart ("given"), never as the learner's
+progress; when it fails, it fails like any other (the given code was broken).
+
+`python -m katas check|watch|list` read `snapshot()`; a plain `pytest` run with `--impl katas`
+(the default) ends with a table of the same counts.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections.abc import Callable
 import pytest
 
 from dojo import catalogue as _catalogue
+from dojo import source
 
 
 def _empty() -> dict:
@@ -22,6 +27,7 @@ def _empty() -> dict:
         "not_written": 0,
         "blocked": 0,  # could not run: the kata's file does not import
         "skipped": 0,  # need a GPU (or two) this machine does not have
+        "given": 0,  # tests of the stub's given code that pass: not the learner's progress
         "messages": [],
         "repeats": [],  # how many failures said each message
         "unwritten": [],
@@ -127,6 +133,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             else:
                 counts["messages"].append(text)
                 counts["repeats"].append(1)
+    elif "given" in report.keywords:
+        counts["given"] += 1
     else:
         counts["passed"] += 1
 
@@ -139,12 +147,15 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
     return None
 
 
-def state(counts: dict) -> str:
-    """done, in progress or not started, from one kata's counts."""
+def state(counts: dict, untouched: bool = False) -> str:
+    """done, in progress or not started, from one kata's counts (tests of the given code that
+    pass do not count). `untouched`: the kata's file still holds the stub's code
+    (`source.untouched`), so failing tests do not make it "in progress": a program to fix
+    fails its tests as it is."""
     if counts["problem"]:
         return "does not import"
     if counts["failed"] or (counts["passed"] and counts["not_written"]):
-        return "in progress"
+        return "not started" if untouched else "in progress"
     if counts["not_written"]:
         return "not started"
     return "done" if counts["passed"] else "no test ran"
@@ -167,7 +178,8 @@ def _progress_table(tr) -> None:
         if kata.name in _stats:
             c = _stats[kata.name]
             skipped = f" ({_plural(c['skipped'], 'cuda test')} skipped)" if c["skipped"] else ""
-            tr.write_line(f"{kata.number:>2}. {kata.name:<18} {state(c)}{skipped}")
+            status = state(c, source.untouched(kata))
+            tr.write_line(f"{kata.number:>2}. {kata.name:<18} {status}{skipped}")
     ran_undone = [k for k in katas if k.name in _stats and state(_stats[k.name]) != "done"]
     next_up = ran_undone[0] if ran_undone else _catalogue.after(max(_stats, key=_number))
     tr.write_line("")

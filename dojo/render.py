@@ -47,11 +47,19 @@ def render(v, kata: _catalogue.Kata) -> str:
             f"solutions): {discussion_command(kata)}"
         )
     lines = []
-    if v.state == "not started":
+    if v.state == "not started" and kata.fix and v.failed:
+        failing = f"{plural(v.failed, 'test')} {'fails' if v.failed == 1 else 'fail'}"
+        lines.append(
+            f"○ {head}: not started; katas/{kata.name}.py is a program to fix, and {failing} "
+            f"on it as it is.\nRead its page ({page_command(kata)}) and what the tests say "
+            "below, then change the code until they pass."
+        )
+    elif v.state == "not started":
         lines.append(
             f"○ {head}: not started; {plural(len(v.unwritten), 'function')} to write.\n"
             f"Open katas/{kata.name}.py, read its page ({page_command(kata)}), and replace "
-            "each `raise NotImplementedError(...)` with your code."
+            "each `raise NotImplementedError(...)` with your code (the code around it is "
+            "written for you)."
         )
     else:
         one = v.total == 1

@@ -51,6 +51,7 @@ class Verdict:
     not_written: int = 0
     blocked: int = 0  # could not run: the kata's file does not import
     skipped: int = 0  # cuda tests, on a machine without a GPU (or with one GPU, for multi-GPU)
+    given: int = 0  # tests of the stub's given code that pass: in no other count, nor the total
     seconds: float = 0.0
     quick: bool = False  # few hypothesis examples: a first answer, never "done"
     state: str = "not checked"  # done, in progress, not started, does not import, ...
@@ -60,7 +61,8 @@ class Verdict:
 
     @property
     def total(self) -> int:
-        """The tests this machine can run (skipped cuda tests come on top)."""
+        """The tests this machine can run (skipped cuda tests come on top), less the tests of
+        the given code that pass: those pass on the stub, and are no progress of the learner's."""
         return self.passed + self.failed + self.not_written + self.blocked
 
     def to_json(self) -> str:
@@ -219,6 +221,7 @@ def _verdicts(names: list[str], quick: bool, outcome: dict, seconds: float) -> d
             )
         else:
             from dojo.progress import state
+            from dojo.source import untouched
 
             counts = outcome["stats"][name]
             for key in (
@@ -227,11 +230,13 @@ def _verdicts(names: list[str], quick: bool, outcome: dict, seconds: float) -> d
                 "not_written",
                 "blocked",
                 "skipped",
+                "given",
                 "messages",
                 "unwritten",
             ):
                 setattr(v, key, counts.get(key, getattr(v, key)))
-            v.problem, v.state = counts["problem"], state(counts)
+            v.problem = counts["problem"]
+            v.state = state(counts, untouched(_catalogue.get(name)))
             v.solved = v.state == "done" and not quick
         verdicts[name] = v
     return verdicts

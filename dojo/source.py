@@ -315,6 +315,25 @@ def differs(kata: _catalogue.Kata) -> bool:
         return True
 
 
+def _defs(tree: ast.Module) -> dict[str, str]:
+    """Each top-level function and class of a module, as a syntax tree without positions."""
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    return {node.name: ast.dump(node) for node in tree.body if isinstance(node, kinds)}
+
+
+def untouched(kata: _catalogue.Kata, text: str | bytes | None = None) -> bool:
+    """Does `katas/<name>.py` (or `text`, given) still hold the stub's code: every function and
+    class of the stub, as the stub gives it? Compared as syntax trees, so comments, layout and
+    lines added around them do not count: a learner who has changed none of the stub's code has
+    not started, even where the stub runs and fails its tests (a program to fix)."""
+    try:
+        mine = _defs(ast.parse(kata.stub.read_bytes() if text is None else text))
+        stub = _defs(ast.parse(stub_text(kata)))
+    except (OSError, SyntaxError, ValueError):  # ValueError: a SourceError, or a null byte
+        return False
+    return all(mine.get(name) == tree for name, tree in stub.items())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m dojo.source", description=__doc__.split("\n\n")[0]

@@ -30,11 +30,14 @@ def repo(tmp_path: Path) -> Path:
 
 
 def solved_with(repo: Path, name: str, function: str, code: str) -> None:
-    """katas/NAME.py is the reference, with `code` run first in `function`'s body."""
+    """katas/NAME.py is the reference, with `code` run first in `function`'s first solution
+    region (the learner's code), at that region's indent: a region may sit inside given code,
+    in an `if` block."""
     text = (repo / "reference" / f"{name}.py").read_text()
     at = text.index(f"def {function}(")
-    at = re.compile(r"    # BEGIN SOLUTION(:.*)?\n").search(text, at).end()
-    body = "".join(f"    {line}\n" for line in code.strip("\n").split("\n"))
+    begin = re.compile(r"^( *)# BEGIN SOLUTION(:.*)?\n", re.MULTILINE).search(text, at)
+    at, indent = begin.end(), begin[1]
+    body = "".join(f"{indent}{line}\n" for line in code.strip("\n").split("\n"))
     (repo / "katas" / f"{name}.py").write_text(text[:at] + body + text[at:])
 
 
@@ -99,10 +102,54 @@ def test_a_message_that_several_failures_share_says_how_many(monkeypatch):
     assert "other\n   (shown once" not in text, text
 
 
+def test_tests_of_the_given_code_that_pass_are_no_progress(monkeypatch):
+    """A `given` test passes on the stub: it is counted apart, and leaves an untouched stub
+    "not started"; one that fails (the given code was broken) fails like any other."""
+    from dojo import progress
+    from dojo.render import render
+
+    monkeypatch.setattr(progress, "_stats", {})
+
+    def report(test, outcome, keywords, message="", props=()):
+        return pytest.TestReport(
+            f"tests/test_sync_points.py::test_{test}[cpu]",
+            ("", 0, ""),
+            keywords,
+            outcome,
+            message or None,
+            "call",
+            user_properties=list(props),
+        )
+
+    unwritten = [("not_implemented", "NotImplementedError: train_and_log")]
+    progress.pytest_runtest_logreport(report("a", "passed", {"given": 1}))
+    progress.pytest_runtest_logreport(report("b", "failed", {}, "nie", unwritten))
+    counts = progress.snapshot()["sync_points"]
+    assert (counts["given"], counts["passed"], counts["not_written"]) == (1, 0, 1), counts
+    assert progress.state(counts) == "not started"
+    progress.pytest_runtest_logreport(report("c", "passed", {}))
+    assert progress.state(progress.snapshot()["sync_points"]) == "in progress"
+    progress.pytest_runtest_logreport(report("d", "failed", {"given": 1}, "broken"))
+    counts = progress.snapshot()["sync_points"]
+    assert (counts["given"], counts["passed"], counts["failed"]) == (1, 1, 1), counts
+    assert counts["messages"] == ["broken"]
+    # a program to fix fails its tests as it is: untouched, it is not started all the same
+    fails = {**counts, "passed": 0, "not_written": 0}
+    assert progress.state(fails) == "in progress"
+    assert progress.state(fails, untouched=True) == "not started"
+    assert progress.state({**fails, "failed": 0, "passed": 2}, untouched=True) == "done"
+    kata = _catalogue.get("sync_points")
+    text = render(_verdict(state="not started", failed=2, given=5, messages=["m"]), kata)
+    assert "not started; katas/sync_points.py is a program to fix, and 2 tests fail" in text
+    assert "\n1) m" in text and "NotImplementedError" not in text, text
+
+
 def test_tests_a_broken_import_stopped_are_not_counted_as_gpu_tests(repo):
     mark_done(repo, [k.name for k in _catalogue.katas()][1:])  # `list` checks only this one
     stub = porcelain(katas(repo, "check", "device_selection", "--porcelain"))
-    cpu_tests, cuda_tests = stub["not_written"] + stub["passed"], stub["skipped"]
+    assert stub["state"] == "not started" and stub["passed"] == 0 and stub["given"] > 0, stub
+    # a broken import stops every cpu test, those of the given code too
+    cpu_tests, cuda_tests = stub["not_written"] + stub["given"], stub["skipped"]
     assert cpu_tests > 1 and cuda_tests > 1, stub
     path = repo / "katas" / "device_selection.py"
     path.write_text(path.read_text() + "\ndef broken(:\n    pass\n")

@@ -176,3 +176,24 @@ def test_stub_code_that_is_not_python_is_a_source_error():
     )
     with pytest.raises(SourceError, match="not valid Python"):
         source.generate("k", ref(body), "reference/k.py")
+
+
+def test_untouched_is_the_stubs_code_whatever_is_added_around_it():
+    """A learner who has changed none of the stub's functions has not started, even where the
+    stub runs and fails its tests (sync_points: a program to fix); one changed line of a
+    function's code, a changed docstring, or a function redefined below, and they have."""
+    from dojo import catalogue
+
+    kata = catalogue.get("sync_points")
+    pristine = source.stub_text(kata)
+    assert kata.fix and source.untouched(kata, pristine)
+    assert "    losses = []\n" in pristine and "losses.append(loss.item())" in pristine
+    assert source.untouched(kata, "# mine\n" + pristine + "\nx = 1\n")
+    relaid = pristine.replace("    losses = []\n", "\n    # mine\n    losses = [  ]\n")
+    assert source.untouched(kata, relaid)
+    fixed = pristine.replace("losses.append(loss.item())", "losses.append(loss.detach())")
+    assert not source.untouched(kata, fixed)
+    assert not source.untouched(kata, pristine.replace("Train for one pass", "Train once"))
+    assert not source.untouched(kata, pristine + "\n\ndef train_and_log(*args):\n    return []\n")
+    assert not source.untouched(kata, pristine + "\ndef broken(:\n")
+    assert not source.untouched(kata, "")
