@@ -69,6 +69,19 @@ def test_a_new_message_in_a_topic_file_fails_until_it_has_a_family_or_a_reason(t
     assert coverage.check(messages, by_folder).ok
 
 
+def test_a_listed_message_is_stale_when_gone_only_from_the_release_it_was_listed_from():
+    """One list serves the pin and the newest release: a message that 2.15 dropped is no
+    stale line on 2.15 when it was listed from 2.13, and is one on 2.13."""
+    listed = coverage.LeftOut({}, {"from 2.13": "why", "from 2.15": "why"},
+                              {"from 2.13": ("2.13",), "from 2.15": ("2.15",)})  # fmt: skip
+    on_newest = coverage.check([], listed, installed="2.15")
+    assert on_newest.stale == ["'from 2.15' is no longer a topic message"]
+    on_pin = coverage.check([], listed, installed="2.13")
+    assert on_pin.stale == ["'from 2.13' is no longer a topic message"]
+    assert coverage.release("2.15.0+cu132") == "2.15"
+    assert coverage.left_out().releases  # the real list reads its releases
+
+
 def test_a_message_the_index_recognises_passes_and_its_listing_is_stale(tmp_path):
     text = "Expected all tensors to be on the same device, but found at least two devices"
     site = _torch(tmp_path, {"torch/amp/x.py": f'raise RuntimeError("{text}")\n'})
