@@ -15,8 +15,8 @@ Each is checked with `dojo.errors.find`, the answer `python -m katas explain` gi
 the index does not recognise must be listed in `dojo/coverage-left-out.toml`, by its source
 folder (a part of torch the katas do not teach, with the reason) or by its text (with the
 reason); the check fails on any other, and on a listed text that is now recognised or gone
-(the list stays true; a text listed from another release may be gone). A new torch release is a re-run: its new messages fail the check
-until each gets a family or a reason.
+(the list stays true; a text listed from another release may be gone). A new torch release
+is a re-run: its new messages fail the check until each gets a family or a reason.
 
 Not covered yet: the C++ messages (`TORCH_CHECK` in c10, ATen, torch/csrc). The wheels hold
 them only as fragments without their source paths, so a source-defined list needs PyTorch's
