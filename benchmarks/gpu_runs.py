@@ -99,7 +99,7 @@ def section(directory: Path = DIRECTORY) -> str:
             "**No GPU figure has been measured yet.** Every number on this page comes from a "
             "CPU. The GPU experiments below show their figures here once a GPU host's run is "
             "committed (`python3 -m dojo.gpu_run`, then its folder under `docs/benchmarks/`; "
-            "see [GPU hosts](gpu-hosts.md))."
+            "see [GPU hosts](../gpu-hosts/))."
         )
     out = []
     for run in runs:
