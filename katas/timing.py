@@ -92,10 +92,10 @@ def speedup(
     time of `fn_b`, as a Python float (2.0: `fn_b` takes half the time).
 
     Both functions get `warmup` untimed calls before any timed one, then `repeats` timed calls
-    each, every one timed as `time_op` times it, so that a machine that speeds up or slows
-    down steadily during the run (another job starting, a GPU warming up) tilts neither. A
-    median of 0 s (faster than the clock can tell) would make the ratio measure the clock:
-    that raises ValueError naming the function (`fn_a` or `fn_b`).
+    each, every one timed as `time_op` times it. A machine that speeds up or slows down
+    steadily during the run (another job starting, a GPU warming up) tilts neither. A median
+    of 0 s (faster than the clock can tell) would make the ratio measure the clock: that
+    raises ValueError naming the function (`fn_a` or `fn_b`).
 
     Written for you: the argument checks (`_check`, as in `time_op`).
     """
