@@ -46,13 +46,12 @@ def train_and_log(
 ) -> list[float]:
     """Train for one pass over `batches`; return every step's loss as a Python float.
 
-    The loop never waits for the device: nothing is read back to the host until the last step
-    is done, and then once (no batches: `[]`, and nothing read at all). Each step trains on
-    its batch as it arrives, from fresh gradients, and the log keeps no step's autograd graph
-    alive. A batch on another device than the model raises ValueError naming both devices.
+    The host waits for the device once, after the last step. The log keeps each step's loss
+    and nothing more of that step.
 
-    Written for you: the argument checks (`_model_device`, `_check_batch`) and a loop that
-    trains correctly, the one most tutorials show. It waits for the device at every step.
+    Written for you: the argument checks (bad batches are refused there), and the training
+    loop most tutorials show. It trains correctly, on each batch as it arrives and from fresh
+    gradients, and it waits for the device at every step.
     """
     device = _model_device(model)
     # TODO(sync_points): this loop waits for the device at every step; make it wait once

@@ -36,15 +36,12 @@ def _tensors(func: str, params: Iterable[object]) -> Iterator[torch.Tensor]:
 
 
 def init_constant_(model: nn.Module, value: float) -> nn.Module:
-    """Set every entry of every parameter of `model` to `value`, in place; return `model`.
+    """Set every entry of every parameter of `model` to `value`; return `model`.
 
-    Afterwards each parameter is the same object as before, still a leaf with the
-    `requires_grad` it had, and the change is not part of any autograd graph, yet autograd has
-    seen it: the parameter's version counter (`_version`) went up. Buffers (BatchNorm's running
-    statistics) are not parameters and stay as they are.
+    Only the parameters' values change, in place. Autograd sees the change (each parameter's
+    version counter, `_version`, goes up) and records none of it.
 
-    Written for you: the argument checks (a model that is not an `nn.Module`, a value that is
-    not a real number, are TypeErrors) and the `return`.
+    Written for you: the argument checks (bad arguments are refused there) and the `return`.
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"init_constant_: model must be an nn.Module, not {type(model).__name__}")
@@ -58,16 +55,14 @@ def init_constant_(model: nn.Module, value: float) -> nn.Module:
 
 
 def sgd_step_(params: Iterable[torch.Tensor], lr: float) -> None:
-    """One plain SGD step: each parameter `p` that has a gradient becomes `p - lr * p.grad`,
-    and its gradient is then cleared, so that the next backward pass starts afresh.
+    """One plain SGD step over `params` (what `model.parameters()` gives): each parameter
+    `p` that has a gradient becomes `p - lr * p.grad`, and the next backward pass starts from
+    no gradient. Nothing else changes.
 
-    The parameters change in place: the same objects, still leaves, the update not recorded
-    by autograd, and each one's version counter (`_version`) up. A parameter whose `.grad` is
-    None took no part in the loss and is left alone. `params` may be a one-shot iterator
-    such as `model.parameters()`.
+    The update is made as in `init_constant_`: in place, seen by autograd but not recorded.
 
-    Written for you: the argument checks (`lr` not a real number, an entry of `params` that is
-    not a tensor, are TypeErrors; `_tensors` checks each entry as you iterate).
+    Written for you: the argument checks (bad arguments are refused there; `_tensors` checks
+    each entry of `params` as you iterate).
     """
     _check_number("sgd_step_", "lr", lr)
     params = _tensors("sgd_step_", params)
@@ -82,16 +77,11 @@ def sgd_step_(params: Iterable[torch.Tensor], lr: float) -> None:
 
 
 def sigmoid_plus_one(x: torch.Tensor) -> torch.Tensor:
-    """Return `sigmoid(x) + 1`: a new tensor with the shape, dtype and device of `x`.
+    """Return `sigmoid(x) + 1` as a new tensor like `x`, differentiable as that formula is:
+    a backward pass through it gives `x` the right gradient. `x` itself is not changed.
 
-    It is differentiable like `sigmoid(x) + 1`: `requires_grad` follows `x`, and a backward
-    pass through it gives `x` the gradient of `sigmoid(x) + 1`. Neither `x` nor any tensor
-    that autograd saved for that backward pass is changed.
-
-    `x` is a floating-point tensor whose values lie in [-10, 10]; anything but a floating-point
-    tensor is a TypeError (that check is written for you). Where `exp` overflows, far outside
-    that range, is not this kata's lesson, and nothing is promised there. The gradient is
-    checked in float32 and float64, where it can be told apart from rounding.
+    `x` is a floating-point tensor with values in [-10, 10] (the given check refuses what is
+    not a floating-point tensor).
     """
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
         what = f"a {x.dtype} tensor" if isinstance(x, torch.Tensor) else type(x).__name__

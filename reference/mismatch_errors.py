@@ -103,17 +103,12 @@ def classify_error(err: BaseException) -> str:
       together (an op mixing devices; `torch.load` of a GPU checkpoint where that GPU is not).
     - `"dtype"`: the tensors' dtypes do not go together (float64 data into a float32 model, an
       int32 target for a loss).
-    - `"other"`: anything else, even when it mentions CUDA, a device or a type.
+    - `"other"`: anything else.
 
     The answer must hold for the messages that PyTorch's own checks print when the tensors of
-    one call do not agree in device or dtype: an op and its operands, a layer and its input, a
-    loss and its target, a parameter and the gradient assigned to it, `nn.DataParallel` and its
-    module, `torch.load` and the machine. It must hold for the wordings of torch 2.13's CPU and
-    CUDA builds, and for the older ones (back to torch 1.0) and the newer ones that the tests
-    quote from PyTorch's sources, whatever the exception's type. A convolution's "Input type
-    (A) and weight type (B) should be the same" is a device mismatch when A and B are on
-    different devices, and a dtype mismatch otherwise. Anything that is not an exception is a
-    TypeError (that check is written for you).
+    one call, or a checkpoint and the machine, do not agree: the wordings of torch 2.13's CPU
+    and CUDA builds, and the older ones (back to torch 1.0) and the newer ones that the tests
+    quote from PyTorch's sources. The given check refuses what is not an exception.
 
     Real messages from torch 2.13 on a CPU build, where the `meta` device plays the GPU (the
     tests check these, and the ones a CUDA build or an old release prints):
@@ -199,12 +194,10 @@ def _model_float_dtype(call: str, model: nn.Module) -> torch.dtype | None:
 
 
 def device_report(model: nn.Module, *inputs) -> dict[str, torch.device]:
-    """The device of everything a forward pass of `model` on `inputs` touches, by name.
-
-    Every parameter and buffer of the model, under its qualified name (`"0.weight"`,
-    `"1.running_mean"`), and every tensor input as `"input[i]"`, where `i` is its position
-    among all the inputs. Inputs that are not tensors have no device and are left out. A
-    `model` that is not an `nn.Module` is a TypeError (that check is written for you).
+    """Where a forward pass of `model` on `inputs` finds its tensors, by name: the device of
+    each parameter and buffer under its qualified name (`"0.weight"`), and of each tensor in
+    `inputs` as `"input[i]"`, `i` its position in `inputs`. The given check refuses a `model`
+    that is not an `nn.Module`.
     """
     _check_model("device_report", model)
     # BEGIN SOLUTION: name the device of everything the forward pass touches
@@ -220,9 +213,9 @@ def device_report(model: nn.Module, *inputs) -> dict[str, torch.device]:
 def find_mismatches(model: nn.Module, *inputs) -> list[str]:
     """The names in `device_report(model, *inputs)` that are not on the model's device.
 
-    The model's device is the one device that all its parameters are on. A model without
-    parameters, or with parameters on several devices, has none: a ValueError, which names
-    the devices. A `model` that is not an `nn.Module` is a TypeError (written for you).
+    The model's device is the one device that all its parameters are on; a model that has no
+    such device is refused with a ValueError that says where its parameters are. The given
+    check refuses a `model` that is not an `nn.Module`.
     """
     _check_model("find_mismatches", model)
     # BEGIN SOLUTION: find the model's one device, and what is not on it
@@ -234,12 +227,11 @@ def find_mismatches(model: nn.Module, *inputs) -> list[str]:
 def fix_inputs(model: nn.Module, *inputs) -> tuple:
     """`inputs`, as a tuple, made ready for `model`.
 
-    Every tensor ends up on the model's device (as `find_mismatches` defines it), and every
-    floating tensor in the model's floating dtype; integer and bool tensors (labels, indices,
-    masks) keep their dtype, and anything that is not a tensor comes back as it is. An input
-    that is already right comes back itself, not a copy, and the caller's tensors are never
-    changed. A model without that one device, or whose floating parameters have several dtypes,
-    is a ValueError; a `model` that is not an `nn.Module`, a TypeError (written for you).
+    Every tensor ends up on the model's device (as `find_mismatches` defines it), every
+    floating-point tensor in the model's floating-point dtype, and nothing else changes: an
+    input that is already ready comes back itself, and the caller's tensors are not modified.
+    A model without that one device, or whose floating-point parameters have several dtypes,
+    is a ValueError. The given check refuses a `model` that is not an `nn.Module`.
     """
     _check_model("fix_inputs", model)
     # BEGIN SOLUTION: make each input fit the model, leaving what already fits as it is

@@ -91,19 +91,13 @@ def time_op(
     """Time `fn()` on `device`; return `{"median_s": ..., "min_s": ..., "max_s": ...,
     "repeats": repeats}`, the three times as Python floats in seconds.
 
-    `fn` is called `warmup` times untimed, then `repeats` times, each timed on its own; with an
-    even number of times, the median is the mean of the two middle ones. Each time is what
-    that one call cost: on a CUDA device, all the work the call queued on that device (which
-    may finish long after `fn` returns) and none of the work queued before it, the warm-up
-    included. Times are elapsed time, read from a steady clock of the highest resolution, or
+    `fn` is called `warmup` times untimed, then `repeats` times, each timed on its own. Each
+    time is what that one call cost, and nothing else: on a GPU, the work the call queued on
+    `device`. Times are elapsed time, read from a steady clock of the highest resolution, or
     from the GPU's own timing events.
 
-    `device` is "cpu" or a CUDA device this machine has ("cuda" is the current one). Raises
-    ValueError naming the argument, before `fn` is called at all, for `repeats` below 1,
-    `warmup` below 0, or any other device.
-
-    Written for you: those argument checks (`_check`), which also give the device to time on
-    with its index (a bare "cuda" is the current GPU).
+    Written for you: the argument checks (`_check` refuses bad arguments before `fn` runs),
+    which also give the device to time on, with its index.
     """
     target = _check("time_op", (fn,), device, warmup, repeats)
     # BEGIN SOLUTION: warm up, then time each call on target, and summarise the times
@@ -125,14 +119,11 @@ def speedup(
     """How many times faster `fn_b` is than `fn_a`: the median time of `fn_a` over the median
     time of `fn_b`, as a Python float (2.0: `fn_b` takes half the time).
 
-    Both functions get `warmup` untimed calls before any timed one; then `repeats` timed calls
-    of each, every time taken as `time_op` takes it. The timed calls of the two are
-    interleaved, so that a machine that speeds up or slows down steadily during the run
-    (another job starting, a GPU warming up) affects both alike.
-
-    Arguments are checked as in `time_op`. If either median is 0 s (the function ran faster
-    than the clock can tell), raises ValueError naming that function (`fn_a` or `fn_b`):
-    a ratio with a zero in it measures the clock, not the functions.
+    Both functions get `warmup` untimed calls before any timed one, then `repeats` timed calls
+    each, every one timed as `time_op` times it. A machine that speeds up or slows down
+    steadily during the run (another job starting, a GPU warming up) tilts neither. A median
+    of 0 s (faster than the clock can tell) would make the ratio measure the clock: that
+    raises ValueError naming the function (`fn_a` or `fn_b`).
 
     Written for you: the argument checks (`_check`, as in `time_op`).
     """

@@ -62,14 +62,12 @@ def _shares_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 
 def flatten_rows(x: torch.Tensor) -> torch.Tensor:
-    """Reshape `x` of shape (N, ...) to (N, W), W the product of the other sizes: a 1-d (N,)
-    becomes (N, 1), and any N works, 0 included.
+    """Reshape `x` of shape (N, ...) to (N, W), W the product of the other sizes.
 
     The result shares `x`'s memory whenever some view of `x` has shape (N, W), and is a copy
-    only when none has. A 0-d tensor has no rows: ValueError, saying that its shape is ().
+    only when none has.
 
-    Written for you: the argument checks (the 0-d ValueError, and a TypeError for what is not
-    a tensor).
+    Written for you: the argument checks (they refuse bad arguments).
     """
     _check_tensor("flatten_rows", x)
     if x.dim() == 0:
@@ -89,13 +87,11 @@ def view_or_copy(x: torch.Tensor, shape: Sequence[int]) -> tuple[torch.Tensor, b
 
     `result` has `x`'s values in `shape`. It shares `x`'s memory whenever some view of `x` has
     that shape, and is a copy only when none has. `shares` is a bool, True exactly when
-    `result` uses `x`'s memory, so that writing through it changes `x`; an `x` with no
-    elements has no memory to share, and `shares` may then be either. `shape` is a sequence of
-    integers (Python's, NumPy's, or a `torch.Size`). A shape that cannot hold `x`'s elements
-    raises ValueError naming both shapes.
+    `result` uses `x`'s memory, so that writing through it changes `x` (an `x` with no
+    elements has no memory to share: then either answer is accepted).
 
-    Written for you: the argument checks, reading `shape`, and the ValueError for a shape that
-    does not fit.
+    Written for you: the argument checks (bad arguments, and a shape that cannot hold `x`'s
+    elements, are refused there) and reading `shape`.
     """
     _check_tensor("view_or_copy", x)
     shape = _shape(shape)
@@ -107,12 +103,8 @@ def view_or_copy(x: torch.Tensor, shape: Sequence[int]) -> tuple[torch.Tensor, b
 
 
 def ensure_contiguous(x: torch.Tensor) -> torch.Tensor:
-    """Return `x` itself when it is already contiguous (row-major order), and otherwise a
-    contiguous copy with the same values.
-
-    Row-major is the default memory format: an expanded tensor (elements shared by several
-    indices) or a channels_last one is not row-major, and gets copied. The argument check is
-    written for you.
+    """Return `x` itself when it is already contiguous in row-major order, and otherwise a
+    row-major copy with the same values. The argument check is written for you.
     """
     _check_tensor("ensure_contiguous", x)
     # BEGIN SOLUTION: return x, or a row-major copy of it

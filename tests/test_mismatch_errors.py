@@ -688,6 +688,17 @@ def expected_report(model: nn.Module, inputs) -> dict[str, torch.device]:
     return want
 
 
+def unsaved(model: nn.Module, names) -> str:
+    """What the names that are buffers left out of state_dict() (persistent=False) are."""
+    left_out = sorted(set(names) & dict(model.named_buffers()).keys() - model.state_dict().keys())
+    if not left_out:
+        return ""
+    return (
+        f" ({', '.join(left_out)}: registered with persistent=False, so state_dict() leaves "
+        "it out, yet the forward pass reads it and model.to() moves it)"
+    )
+
+
 def move(module: nn.Module, name: str, device: torch.device) -> None:
     """Put one parameter or buffer (by qualified name) on `device`, as a half-done move would."""
     owner_name, _, attr = name.rpartition(".")
@@ -745,7 +756,8 @@ def test_device_report_lists_everything(kata, model_on, strays, kinds):
     assert not missing and not extra, say(
         call,
         f"is missing {missing} and has extra keys {extra}; expected every parameter and buffer by "
-        "qualified name and every tensor input as input[i], i counting every input",
+        "qualified name and every tensor input as input[i], i counting every input"
+        + unsaved(model, missing),
         hint=1,
     )
     wrong = [f"{k} on {got[k]} (it is on {want[k]})" for k in want if got[k] != want[k]]
@@ -772,12 +784,12 @@ def test_device_report_counts_non_tensor_inputs(kata):
 # --- find_mismatches ----------------------------------------------------------------------------
 
 
-def check_mismatches(call: str, got, want: list[str], hint: int) -> None:
+def check_mismatches(call: str, got, want: list[str], hint: int, note: str = "") -> None:
     assert isinstance(got, list), say(
         call, f"returned a {type(got).__name__}; expected a list", hint=hint
     )
     assert len(got) == len(set(got)) and sorted(got) == sorted(want), say(
-        call, f"returned {sorted(got)}; expected {sorted(want)}", hint=hint
+        call, f"returned {sorted(got)}; expected {sorted(want)}{note}", hint=hint
     )
 
 
@@ -804,7 +816,9 @@ def test_find_mismatches_names_the_strays(kata, strays, kinds):
     inputs = [make_input(k) for k in kinds]
     want = sorted(strays) + [f"input[{i}]" for i, k in enumerate(kinds) if k == "cpu"]
     call = f"find_mismatches(model on meta with buffers {sorted(strays)} on cpu, *{kinds})"
-    check_mismatches(call, kata.find_mismatches(model, *inputs), want, hint=1)
+    got = kata.find_mismatches(model, *inputs)
+    missed = set(want) - set(got) if isinstance(got, list) else set()
+    check_mismatches(call, got, want, hint=1, note=unsaved(model, missed))
 
 
 def test_find_mismatches_counts_buffers(kata):
@@ -878,10 +892,16 @@ def test_fix_inputs_casts_floats_and_keeps_integers(kata, model_dtype, specs):
     )
     for i, (x, y, (dtype, version, copy)) in enumerate(zip(inputs, got, before, strict=True)):
         want = model_dtype if dtype.is_floating_point else dtype
+        why = (
+            ""
+            if dtype.is_floating_point
+            else ": integer and bool tensors (labels, indices, masks) hold classes, positions "
+            "or flags, not values the model computes with in its floating-point dtype"
+        )
         assert isinstance(y, torch.Tensor) and y.dtype == want, say(
             call,
-            f"gave input[{i}] ({dtype}) the dtype {getattr(y, 'dtype', y)}; expected {want}",
-            hint=4,
+            f"gave input[{i}] ({dtype}) the dtype {getattr(y, 'dtype', y)}; expected {want}{why}",
+            hint=2,
         )
         assert torch.equal(y, copy.to(want)), say(call, f"changed the values of input[{i}]", hint=4)
         assert x.dtype == dtype and x._version == version and torch.equal(x, copy), say(
@@ -903,7 +923,10 @@ def test_fix_inputs_keeps_labels_as_integers(kata, device):
     call = f"fix_inputs(model on {m}, float64 x on {d}, int64 labels on {d})"
     fixed_x, fixed_labels = kata.fix_inputs(model, x, labels)
     assert fixed_labels.dtype == torch.int64, say(
-        call, f"turned the labels into {fixed_labels.dtype}; labels must stay int64", hint=4
+        call,
+        f"turned the labels into {fixed_labels.dtype}; expected them to stay int64. Labels name "
+        "classes, not values the model computes with in its floating-point dtype",
+        hint=2,
     )
     assert fixed_x.dtype == torch.float32, say(
         call, f"gave x the dtype {fixed_x.dtype}; expected float32", hint=4
@@ -963,8 +986,9 @@ def test_find_then_fix_lets_the_model_run(kata, device):
     )
     assert labels.dtype == torch.int64, say(
         f"fix_inputs(model on {m}, features, labels)",
-        f"turned the labels into {labels.dtype}; labels must stay int64",
-        hint=4,
+        f"turned the labels into {labels.dtype}; expected them to stay int64. Labels name "
+        "classes, not values the model computes with in its floating-point dtype",
+        hint=2,
     )
     say.call(  # runs: every tensor is where the model is
         "fix_inputs(...) then F.cross_entropy(model(features), labels)",

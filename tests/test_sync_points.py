@@ -275,10 +275,18 @@ def tally(names: list[str]) -> str:
 # --- running the kata -------------------------------------------------------------------------
 
 
-def train(kata, problem: Problem, device: torch.device, *, hint: int, debug: bool | None = None):
+def train(
+    kata,
+    problem: Problem,
+    device: torch.device,
+    *,
+    hint: int,
+    debug: bool | None = None,
+    why: str = "",
+):
     """Run train_and_log on a fresh model that has stale gradients in .grad; return
     (call, losses, model, watch). `debug`: run the loop under the sync debug mode (by default,
-    on CUDA)."""
+    on CUDA). `why`: what the case is, said after an exception the call raised."""
     model = problem.model(device)
     stale_grads(model, problem.seed)
     optimizer = problem.optimizer(model)
@@ -298,7 +306,7 @@ def train(kata, problem: Problem, device: torch.device, *, hint: int, debug: boo
         except Exception as err:
             if say.unwritten(err):
                 raise
-            problem_ = f"raised {type(err).__name__}: {err}"
+            problem_ = f"raised {type(err).__name__}: {err}{why}"
             if SYNCING in str(err):
                 problem_ += (
                     "; the loop ran under torch.cuda.set_sync_debug_mode('error'), so this call "
@@ -363,8 +371,9 @@ def test_train_and_log_transfers_once_at_the_end(kata, problem):
             )
         elif made:
             extra = (
-                "; all after the loop, but one per loss, and on a GPU each is a separate "
-                "wait and copy: read the whole log back in one call"
+                "; all after the loop, but one per loss. Each read of a value on the device "
+                "is a copy to the host that the host waits for, so on a GPU that is one wait "
+                "per loss, not one for the log"
             )
             hint = 2
         else:
@@ -391,8 +400,15 @@ def test_train_and_log_transfers_once_at_the_end(kata, problem):
 
 @GIVEN
 def test_train_and_log_of_no_batches_is_an_empty_list(kata):
-    call, got, _, _ = train(kata, Problem(0, 3, 1, 2, 7, 0.05, 0.0), torch.device("cpu"), hint=3)
-    assert got == [] and isinstance(got, list), say(call, f"returned {got!r}; expected []", hint=3)
+    empty = (
+        "; no batches is a pass of no steps: its log is the empty list, and there is no loss on "
+        "the device to read back"
+    )
+    cpu = torch.device("cpu")
+    call, got, _, _ = train(kata, Problem(0, 3, 1, 2, 7, 0.05, 0.0), cpu, hint=3, why=empty)
+    assert got == [] and isinstance(got, list), say(
+        call, f"returned {got!r}; expected []{empty}", hint=3
+    )
     assert not transfers(), say(
         call, f"made host transfers ({tally(transfers())}) with nothing to log", hint=3
     )
@@ -464,8 +480,10 @@ def test_train_and_log_keeps_no_graph_alive(kata, problem):
         pytest.fail(
             say(
                 call,
-                f"still held the autograd graph of step {older} when step {step} began; keep "
-                "loss.detach() in the log, not the loss itself, which holds its whole graph",
+                f"still held the autograd graph of step {older} when step {step} began. A "
+                "loss tensor holds, through its grad_fn, the whole graph of its step (every "
+                "activation saved for backward()), so whatever keeps the tensor keeps the "
+                "graph, and memory grows with every step",
                 hint=2,
             ),
             pytrace=False,

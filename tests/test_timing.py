@@ -815,7 +815,8 @@ def test_speedup_interleaves_and_divides_the_medians(
         call,
         f"made the timed calls {' '.join(timed)}: on average, one function's calls came "
         f"{abs(lag):g} calls after the other's, so a machine that slows down during the run "
-        "(here by a little on every call) makes that one look slower; interleave them",
+        "(here by a little on every call) makes that one look slower: a steady drift reaches "
+        "both alike only when their calls alternate",
         hint=3,
     )
     took = world.taken[2 * warmup :]

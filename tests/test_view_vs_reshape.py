@@ -281,7 +281,9 @@ def test_flatten_rows_handles_empty_tensors(kata, shape, data):
         x,
         hint=4,
         expected=f"shape ({n}, {w})"
-        + (": compute the row width, since reshape(0, -1) cannot infer it" if n == 0 else ""),
+        + (
+            ". With no rows, -1 cannot be inferred: any row width fits 0 elements" if n == 0 else ""
+        ),
     )
     assert isinstance(got, torch.Tensor) and got.shape == (n, w), say(
         what, f"returned {getattr(got, 'shape', got)!r}; expected shape ({n}, {w})", hint=4
