@@ -65,12 +65,9 @@ def _existing(device: object, call: str) -> torch.device:
 
 
 def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
-    """True when `a` and `b` use the same memory: their storages overlap, on the same device,
-    whichever part of it each one views.
+    """True when `a` and `b` use the same memory: the storages they view overlap.
 
-    A tensor whose storage is empty, and a tensor on `meta` (shapes, no data), holds no memory,
-    so it shares with nothing. Anything but two tensors raises TypeError (that check is written
-    for you); sparse tensors are not asked about.
+    Bad arguments are refused by the given checks; sparse tensors are not asked about.
     """
     _check_tensor("shares_memory(a, b)", "a", a)
     _check_tensor("shares_memory(a, b)", "b", b)
@@ -79,18 +76,11 @@ def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 
 def move(x: torch.Tensor, device: str | torch.device) -> torch.Tensor:
-    """`x` on `device`: `x` itself when it is already there, else a copy there with the same
-    values and dtype. `x` is never changed.
+    """`x` on `device`: `x` itself when it is already there, however the device is named; else a
+    copy there, with the same values and dtype. `x` is never changed, and a move between names
+    of the CPU never starts CUDA.
 
-    Every name of a device counts as that device: `"cpu"`, `"cpu:0"` and `torch.device("cpu")`
-    all name the one CPU, and a bare `"cuda"` names the current GPU. Moving a CPU tensor between
-    names of the CPU never starts CUDA.
-
-    `device` must exist in this process: `cpu` and `meta` with no index or index 0, or an
-    accelerator (`cuda`, `mps`, ...) whose backend is available here, with an index below its
-    device count. One that does not exist raises ValueError naming it; a string torch cannot
-    parse raises ValueError quoting it. An `x` that is not a tensor, or a `device` that is
-    neither a str nor a `torch.device`, raises TypeError. (These checks are written for you.)
+    The given checks refuse a device that does not exist here, and bad arguments.
     """
     _check_tensor(f"move(x, {device!r})", "x", x)
     target = _existing(device, f"move(x, {device!r})")
@@ -99,12 +89,11 @@ def move(x: torch.Tensor, device: str | torch.device) -> torch.Tensor:
 
 
 def snapshot(x: torch.Tensor) -> torch.Tensor:
-    """An independent copy of `x`: equal values, the same dtype, shape and device, memory of
-    its own, and no part of the autograd graph (it does not require grad).
+    """An independent copy of `x`: equal values, the same dtype, shape and device, and nothing
+    done to `x` later shows in it. It is no part of the autograd graph, and taking it raises no
+    warning.
 
-    Changing `x` in place later never shows in the snapshot, not even in its version counter
-    (`_version`). It raises no warning; anything but a tensor raises TypeError (that check is
-    written for you).
+    Bad arguments are refused by the given checks.
     """
     _check_tensor("snapshot(x)", "x", x)
     # TODO(copy_semantics): make the independent copy
@@ -112,17 +101,13 @@ def snapshot(x: torch.Tensor) -> torch.Tensor:
 
 
 def to_numpy(x: torch.Tensor, *, copy: bool = False) -> np.ndarray:
-    """`x`'s values as a numpy array, for a tensor on any device, that may require grad, of a
-    dtype numpy has (bool, integers, floating point, complex) or bfloat16.
+    """`x`'s values, exactly, as a numpy array: for a tensor on any device, of any dtype, that
+    may require grad.
 
-    bfloat16, which numpy lacks, comes back exactly, in a wider dtype (float32); a lazy
-    conjugate or negation is applied.
-    With `copy=False`, when `x` needs no conversion (a strided CPU tensor of a dtype numpy
-    has, with no lazy conjugate or negation), the array shares `x`'s memory. With `copy=True`,
-    the array owns its memory.
+    With `copy=False`, the array shares `x`'s memory whenever numpy can view that memory as `x`'s
+    values; with `copy=True`, the array owns its memory. It raises no warning.
 
-    It raises no warning. A meta tensor (no values) raises ValueError; anything but a tensor
-    raises TypeError naming its type. (These two checks are written for you.)
+    The given checks refuse a meta tensor (it holds no values) and bad arguments.
     """
     _check_tensor("to_numpy(x)", "x", x)
     if x.device.type == "meta":
@@ -132,13 +117,11 @@ def to_numpy(x: torch.Tensor, *, copy: bool = False) -> np.ndarray:
 
 
 def from_numpy(a: np.ndarray, *, copy: bool = False) -> torch.Tensor:
-    """`a` as a CPU tensor with its values, shape and dtype (in this machine's byte order):
-    sharing `a`'s memory with `copy=False`, owning a copy with `copy=True`.
+    """`a` as a CPU tensor with its values, shape and dtype: sharing `a`'s memory with
+    `copy=False`, owning a copy with `copy=True`.
 
-    When torch cannot share `a` (negative strides, another byte order, a read-only array),
-    `copy=False` raises ValueError suggesting `copy=True`, which still works. An array of a
-    dtype torch lacks raises TypeError naming the dtype; anything but a numpy array raises
-    TypeError naming its type. (These two TypeErrors are written for you.)
+    When a tensor cannot safely share `a`'s memory, `copy=False` raises ValueError suggesting
+    `copy=True`, which always works. Bad arguments are refused by the given checks.
     """
     if not isinstance(a, np.ndarray):
         hint = " (it is a tensor already)" if isinstance(a, torch.Tensor) else ""

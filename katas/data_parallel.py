@@ -59,13 +59,11 @@ def parallelize(model: nn.Module, device_ids: list[int] | None = None) -> nn.Mod
     """Spread `model` over the GPUs in `device_ids` (every GPU of this machine when None).
 
     With two or more GPUs: an `nn.DataParallel` over exactly those GPUs, in that order,
-    wrapping `model` and ready to run. With one: `model` itself, on that GPU. With none:
-    `model` itself, untouched. The result is `model` or a wrapper of it, never a copy.
+    wrapping `model` and ready to run. With one: `model` itself, ready to run on that GPU. With
+    none: `model` itself, untouched. The result is `model` or a wrapper of it, never a copy.
 
-    `device_ids` is a non-empty list of distinct indexes of GPUs this machine has; anything
-    else is a ValueError naming the bad entry, raised before the model is moved or wrapped.
-    A `model` that is not an `nn.Module` is a TypeError. (These checks are written for you:
-    `ids` is the GPUs to use.)
+    The given checks refuse bad arguments, and GPUs this machine does not have, before the model
+    is touched: `ids` is the GPUs to use.
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"parallelize(model={model!r}): expected an nn.Module")
@@ -76,21 +74,20 @@ def parallelize(model: nn.Module, device_ids: list[int] | None = None) -> nn.Mod
 
 
 def unwrap(model: nn.Module) -> nn.Module:
-    """The model inside a DataParallel or DistributedDataParallel wrapper; any other module,
-    whatever its attributes and submodules, as it is."""
+    """The model inside a DataParallel or DistributedDataParallel wrapper; any other module as
+    it is."""
     # TODO(data_parallel): write unwrap; the docstring above is the contract.
     raise NotImplementedError("data_parallel: unwrap")
 
 
 def strip_module_prefix(state_dict: dict) -> dict:
-    """A new `OrderedDict` of `state_dict` in which the keys lose the `module.` that a wrapper
-    put in front of them, when every key has it; otherwise (or with no keys) the same keys.
+    """A new `OrderedDict` of `state_dict` that loads into the plain model, as `state_dict`
+    loads into the wrapper: when every key starts with the `module.` a wrapper puts in front,
+    the keys lose it, and everything else `load_state_dict` reads (`_metadata` included) is
+    changed to match; otherwise the keys stay as they are. Values and key order are kept, and
+    the caller's dict is left as it was.
 
-    A key loses that prefix once, and nothing else. Values and key order are kept, and the
-    caller's dict is left as it was. The result loads into the plain model with everything
-    `load_state_dict` reads, `_metadata` (each submodule's version) included, its keys changed
-    the same way: there, the wrapper's own entry `""` goes, and the model's, `"module"`,
-    becomes `""`. A `state_dict` that is not a dict is a TypeError (written for you).
+    Bad arguments are refused by the given check.
     """
     if not isinstance(state_dict, dict):
         raise TypeError(f"strip_module_prefix: expected a dict, not {type(state_dict).__name__}")
@@ -100,10 +97,9 @@ def strip_module_prefix(state_dict: dict) -> dict:
 
 def scatter_sizes(batch_size: int, n_devices: int) -> list[int]:
     """How many rows each device gets, in device order, when DataParallel scatters a batch of
-    `batch_size` rows over `n_devices` GPUs. Devices that get no rows are left out.
+    `batch_size` rows over `n_devices` GPUs. A device that gets no rows is not listed.
 
-    Both arguments must be positive ints; otherwise a ValueError saying which one is wrong
-    (written for you).
+    Bad arguments are refused by the given checks.
     """
     for name, value in (("batch_size", batch_size), ("n_devices", n_devices)):
         if not _is_int(value) or value < 1:

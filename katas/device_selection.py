@@ -1,9 +1,8 @@
 """Device selection: find the devices this process can use, pick one, and fall back to the CPU.
 
-A device name is only a request: `"cuda:3"` is a fine name on a laptop. Device-agnostic code
-asks the machine once, at the start, turns the answer into a `torch.device` and passes it
-around, so that a typo or a missing GPU is a clear error at start-up, not a crash an hour into
-training.
+Device-agnostic code asks the machine once, at the start, where to run, turns the answer into a
+`torch.device` and passes it around, so that a typo or a missing GPU is a clear error at
+start-up, not a crash an hour into training.
 
 Write each function so that its docstring holds: the docstring is the contract.
 Its page, with the task and the background you need: python -m katas docs device_selection
@@ -40,8 +39,7 @@ def _requested(requested: object) -> torch.device:
 def try_gpu(i: int = 0) -> torch.device:
     """The GPU `cuda:i` when this process can use it, otherwise the CPU.
 
-    A negative `i` raises ValueError; an `i` that is not an int raises TypeError (these checks
-    are written for you).
+    Bad arguments are refused by the given checks.
 
     >>> try_gpu(0)   # on a laptop without a GPU
     device(type='cpu')
@@ -66,19 +64,13 @@ def pick_device(
 ) -> torch.device:
     """Turn a request (say, a `--device` flag) into a `torch.device` that exists here.
 
-    `None` asks for the best there is: `cuda:0` when this process can use a GPU and
-    `disable_cuda` (say, a `--disable-cuda` flag) is false, else the CPU.
+    `None` asks for the best there is: `cuda:0` when this process can use a GPU, else the CPU.
+    `disable_cuda` (say, a `--disable-cuda` flag) makes this process treat CUDA as absent.
 
-    A request (a string or a `torch.device`) comes back as that `torch.device` (a bare `cuda`
-    may come back with the current GPU's index) when it exists:
-    - `cpu` and `meta`, with no index or index 0, exist on every machine;
-    - an accelerator (`cuda`, `mps`, `xpu`, ...) exists when its backend is available in this
-      process and the index is below its device count (no index means the current one);
-      with `disable_cuda`, no `cuda` device exists.
-
-    A request that does not exist raises ValueError naming the request and what exists; a
-    string torch cannot parse raises ValueError quoting it; a request of any other type (an int
-    too) raises TypeError. (Parsing the request, with those two errors, is written for you.)
+    A request comes back as that `torch.device` when this process has that device, and
+    otherwise raises ValueError naming the request and saying what exists here. Bad arguments
+    (a string torch cannot parse, anything that is not a request) are refused by the given
+    checks.
     """
     if requested is None:
         # TODO(device_selection): decide which device is the best this process can use
@@ -91,13 +83,11 @@ def pick_device(
 def physical_gpu_id(logical: int, visible: str | None) -> int:
     """The physical id of the in-process GPU `cuda:logical` under `CUDA_VISIBLE_DEVICES`.
 
-    `visible` is the variable's value: `None` when it is unset (every GPU, in order), or
-    comma-separated physical ids such as `"2,0"` (then `cuda:0` is physical GPU 2), where an
-    entry is digits with optional whitespace (spaces, tabs) around them, as torch reads it. A
-    value that is empty, holds any other entry (`"1.5"`, `"+1"`, a GPU UUID) or lists an id
-    twice, a `logical` beyond the GPUs it makes visible, and a negative `logical` all raise
-    ValueError. (The check of `logical`, and
-    the answer when the variable is unset, are written for you.)
+    `visible` is the variable's value: `None` when it is unset (every GPU, in order), else a
+    comma-separated list of distinct GPU ids written in digits, whitespace around an entry
+    allowed (with `"2,0"`, `cuda:0` is physical GPU 2). Any other value, and a `logical` that
+    the value does not make visible, raise ValueError: refuse what CUDA could misread, never
+    guess. Bad arguments, and the answer when the variable is unset, are given.
     """
     if isinstance(logical, bool) or not isinstance(logical, int) or logical < 0:
         raise ValueError(f"physical_gpu_id: logical index {logical!r} must be an int >= 0")

@@ -42,7 +42,9 @@ def _count(kind: str) -> int:
 
 
 def _parse_device(device: object, call: str) -> torch.device:
-    """`device` as a `torch.device` that exists in this process, or a clear error."""
+    """`device` as a `torch.device` that exists in this process, or a clear error. The CPU comes
+    back as plain `cpu`, whatever its name: `torch.load` reads `cpu:0` as a place it does not
+    know."""
     if isinstance(device, torch.device):
         target = device
     elif isinstance(device, str):
@@ -62,7 +64,7 @@ def _parse_device(device: object, call: str) -> torch.device:
             f"{call}: there is no {target.type}:{index} in this process, which has "
             f"{_listed(target.type, n)}; nothing was moved"
         )
-    return target
+    return torch.device("cpu") if target.type == "cpu" else target
 
 
 def _listed(kind: str, n: int) -> str:
@@ -74,11 +76,10 @@ def _listed(kind: str, n: int) -> str:
 
 
 def model_device(model: nn.Module) -> torch.device:
-    """The one device that holds every parameter and buffer of `model`.
+    """The one device that holds all of `model`'s tensors. When no one device holds them all, it
+    raises ValueError saying which tensors, by name, sit on which device.
 
-    A model spread across devices raises ValueError saying which tensors (by name) sit on which
-    device; a model without parameters and buffers raises ValueError; anything but an
-    `nn.Module` raises TypeError (that check is written for you).
+    Bad arguments are refused by the given checks.
     """
     _check_model(model, "model_device(model)")
     # TODO(model_transfer): decide where the model is
@@ -86,21 +87,14 @@ def model_device(model: nn.Module) -> torch.device:
 
 
 def move_model(model: nn.Module, device: str | torch.device) -> nn.Module:
-    """Put every parameter and buffer of `model` on `device`, in place; return `model` itself.
+    """Put all of `model`'s tensors on `device`, in place; return `model` itself. Whoever holds
+    its parameters (an optimizer built before the move) still holds the model's own.
 
-    Each parameter stays the same `nn.Parameter` object, with its `requires_grad`, so an
-    optimizer built before the move still updates the model. (`meta`, which holds no data, is
-    the one place torch cannot do that by assigning `param.data`: there `Module.to` makes new
-    Parameters, unless `torch.__future__.set_swap_module_params_on_conversion(True)` is in
-    effect, and then it swaps each Parameter's contents in place. So on `meta` the same objects
-    are asked for only with that setting on.)
+    (`meta`, which holds no data, is the one device where torch itself makes new Parameters on
+    a move, unless `torch.__future__.set_swap_module_params_on_conversion(True)` is in effect.)
 
-    `device` must exist in this process: `cpu` and `meta` with no index or index 0, or an
-    accelerator (`cuda`, `mps`, ...) whose backend is available here, with an index below its
-    device count. One that does not exist raises ValueError naming it, before anything moves; a
-    string torch cannot parse raises ValueError quoting it; anything but a str or a
-    `torch.device` raises TypeError, and so does a `model` that is not an `nn.Module`. (These
-    checks are written for you: `target` is a device that exists.)
+    The given checks refuse a device that does not exist here, before anything moves, and bad
+    arguments: `target` is a device this process has.
     """
     call = f"move_model(model, {device!r})"
     _check_model(model, call)
@@ -116,13 +110,11 @@ def train_step(
     inputs: torch.Tensor,
     targets: torch.Tensor,
 ) -> float:
-    """One optimisation step of `model` on one batch; return the batch's loss (before the step)
-    as a Python float.
+    """One optimisation step of `model` on this batch, on the model's device; return the batch's
+    loss (before the step) as a Python float.
 
-    The step runs on the model's device, wherever the batch comes from, and follows this
-    batch's gradients only, whatever the parameters' `.grad` held before. A `loss_fn` that does
-    not return a single number raises ValueError before any parameter changes; `inputs` or
-    `targets` that are not tensors raise TypeError (that check is written for you).
+    A `loss_fn` that does not give a single number raises ValueError before any parameter
+    changes. Bad arguments are refused by the given checks.
     """
     for name, value in (("inputs", inputs), ("targets", targets)):
         if not isinstance(value, torch.Tensor):
@@ -135,13 +127,12 @@ def load_checkpoint(
     source: str | os.PathLike[str] | IO[bytes], model: nn.Module, device: str | torch.device
 ) -> nn.Module:
     """Load a state_dict saved on any device (a path, or a binary file) into `model`; return
-    `model` itself, with every parameter and buffer on `device` and the checkpoint's values.
+    `model` itself, on `device`, holding the checkpoint's values, with its own Parameters as
+    `move_model` keeps them (`meta` holds no values: there only the names and shapes load).
 
-    The model keeps its Parameter objects (on `meta`, as `move_model` says; `meta` holds no
-    values, so there only the checkpoint's names and shapes are loaded). A checkpoint that
-    would run code while it is read is refused with `pickle.UnpicklingError`, and the model is
-    left as it was. `device` is checked as `move_model` checks it, before the checkpoint is
-    read. (These checks are written for you: `target` is a device that exists.)
+    A checkpoint that would run code while it is read is refused with `pickle.UnpicklingError`,
+    and the model is left as it was. The given checks refuse a device that does not exist here,
+    before the checkpoint is read, and bad arguments: `target` is a device this process has.
     """
     call = f"load_checkpoint({source!r}, model, {device!r})"
     _check_model(model, call)

@@ -94,16 +94,11 @@ def _rebuilt(value: Any, move: Callable[[torch.Tensor], torch.Tensor]) -> Any:
 
 
 def loader_kwargs(device: str | torch.device, *, num_workers: int = 1) -> dict:
-    """The DataLoader options for batches headed to `device`.
+    """The DataLoader options for batches headed to `device`: `{"num_workers": num_workers,
+    "pin_memory": True}` when staging batches in pinned memory can speed their way there, else
+    `{}`. The answer depends on the device asked for, not on this machine.
 
-    For an accelerator (CUDA, XPU, ...): `{"num_workers": num_workers, "pin_memory": True}`.
-    For the CPU, however it is spelled, and for `meta`: `{}`. The answer depends on the device
-    asked for, not on the machine: on a machine without that accelerator, the DataLoader itself
-    warns that it cannot pin.
-
-    `device` is a str or a `torch.device` (anything else: TypeError); a string torch cannot
-    parse is a ValueError that quotes it. `num_workers` is an int, not a bool (TypeError),
-    and not negative (ValueError). (These checks are written for you.)
+    Bad arguments are refused by the given checks.
     """
     target = _as_device(device, f"loader_kwargs({device!r})")
     if isinstance(num_workers, bool) or not isinstance(num_workers, int):
@@ -126,10 +121,7 @@ def make_loader(
     dataset: Dataset, batch_size: int, device: str | torch.device, *, shuffle: bool = True
 ) -> DataLoader:
     """A DataLoader over `dataset`, with `batch_size`, `shuffle` and the options
-    `loader_kwargs(device)` gives.
-
-    The dataset is left as it is: none of its tensors is moved, pinned or replaced. Batches
-    are made on the host as the loader is iterated, and `to_device` moves each one.
+    `loader_kwargs(device)` gives. The dataset is left as it is.
     """
     # BEGIN SOLUTION
     return DataLoader(dataset, batch_size=batch_size, shuffle=shuffle, **loader_kwargs(device))
@@ -137,19 +129,15 @@ def make_loader(
 
 
 def to_device(batch: Any, device: str | torch.device) -> Any:
-    """`batch` with every tensor moved to `device`, in the same structure.
+    """`batch` with every tensor moved to `device`, in the same structure; everything else in
+    it comes back as it is, and the caller's batch is left as it was.
 
-    Tuples, lists, dicts and namedtuples keep their type, keys and order, nested to any depth;
-    anything else (numbers, strings, None, your own objects) comes back as the very same
-    object. The caller's batch is left as it was. A copy is asynchronous exactly when it can
-    overlap with the device's work; every other copy blocks.
+    A copy is asynchronous exactly when it can overlap with the device's work; every other
+    copy blocks.
 
-    The device must exist: the CPU and `meta` always do; an accelerator's device `type:i`
-    exists when `type` is this machine's accelerator and `i` is below its device count (a
-    bare `"cuda"` needs at least one). Before any tensor is moved: a device that does not
-    exist is a ValueError naming it; a string torch cannot parse, a ValueError quoting it;
-    anything but a str or a `torch.device`, a TypeError. (The checks of the device, and the
-    walk that rebuilds the batch around each moved tensor, are written for you.)
+    Given: the checks of the device (one this machine does not have, and bad arguments, are
+    refused before anything moves) and the walk that rebuilds the batch around each moved
+    tensor.
     """
     func = f"to_device(..., {device!r})"
     target = _as_device(device, func)

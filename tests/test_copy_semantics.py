@@ -171,8 +171,9 @@ def test_shares_memory_sees_slices_that_start_elsewhere(kata, data):
     b=tensors(),
 )
 def test_shares_memory_is_false_for_separate_tensors(kata, a, b):
-    check_shares(kata, a, a.clone(), "a, a.clone()", False, "clone() copies into new memory")
     empty = " (a tensor with no elements has an empty storage, which holds no memory)"
+    why = "clone() copies into new memory" + (empty if a.numel() == 0 else "")
+    check_shares(kata, a, a.clone(), "a, a.clone()", False, why)
     why = f"a {tuple(a.shape)} and b {tuple(b.shape)} were made separately"
     if a.numel() == 0 or b.numel() == 0:
         why += empty
@@ -208,7 +209,11 @@ def test_shares_memory_sees_storages_that_overlap_from_different_starts(kata, n,
     t1, t2 = torch.from_numpy(a[i:j]), torch.from_numpy(a[k:m])
     want = i < j and k < m and i < m and k < j  # both non-empty, and the ranges overlap
     if want:
-        why = f"elements {max(i, k)} to {min(j, m) - 1} of a are in both"
+        why = (
+            f"elements {max(i, k)} to {min(j, m) - 1} of a are in both. torch.from_numpy of a "
+            "slice makes a storage that starts where the slice starts, so these are two "
+            "storages, starting at different addresses, over the same bytes"
+        )
     elif i == j or k == m:
         why = "a slice with no elements has an empty storage, which holds no memory"
     else:
@@ -269,11 +274,18 @@ def test_move_returns_x_itself_when_already_there(kata, device, data):
             if not (isinstance(got, torch.Tensor) and storages_overlap(got, s.x))
             else "a new tensor"
         )
+        named = torch.device(spelling)
+        names = ""
+        if named != s.x.device:  # one device, two names: torch compares the names
+            names = (
+                f". One device has several names, and torch compares names: "
+                f"torch.device({str(named)!r}) == x.device ({str(s.x.device)!r}) is False"
+            )
         pytest.fail(
             say(
                 text,
                 f"returned {what}, not x itself; with {s} on {s.x.device}, "
-                f"{spelling!r} names the device x is on, so nothing should change",
+                f"{spelling!r} names the device x is on, so nothing should change{names}",
                 hint=2,
             ),
             pytrace=False,
@@ -546,6 +558,13 @@ def test_snapshot_raises_no_warning(kata, s):
 # --- to_numpy ---------------------------------------------------------------------------------
 
 
+def numpy_expected(x: torch.Tensor) -> str:
+    """What to_numpy(x) was expected to do, for a message: the case a dtype makes."""
+    if x.dtype == torch.bfloat16:
+        return "x's values exactly; numpy has no bfloat16, and every bfloat16 value is a float32"
+    return "an array of x's values"
+
+
 def check_array(text: str, array, x: torch.Tensor, hint: int = 3) -> None:
     want = numpy_values(x)
     assert isinstance(array, np.ndarray), say(
@@ -578,7 +597,8 @@ def test_to_numpy_gives_the_values_on_any_device(kata, device, data):
     s = data.draw(subjects(device=device), label="x")
     copy = data.draw(st.booleans(), label="copy")
     text = f"to_numpy(x, copy={copy}) with {s} on {device}"
-    check_array(text, say.call(text, kata.to_numpy, s.x, copy=copy, hint=3), s.x)
+    array = say.call(text, kata.to_numpy, s.x, copy=copy, hint=3, expected=numpy_expected(s.x))
+    check_array(text, array, s.x)
 
 
 # Both with and without requires_grad, so every seed meets a tensor that requires grad.
@@ -611,7 +631,7 @@ def test_to_numpy_with_copy_never_shares(kata, device, data):
     tensors), and it must not change when x changes on the GPU."""
     s = data.draw(subjects(device=device), label="x")
     text = f"to_numpy(x, copy=True) with {s} on {device}"
-    array = say.call(text, kata.to_numpy, s.x, copy=True, hint=4)
+    array = say.call(text, kata.to_numpy, s.x, copy=True, hint=4, expected=numpy_expected(s.x))
     check_array(text, array, s.x)
     kept = array.copy()
     assert not array_overlaps(array, s.base), say(
@@ -628,7 +648,8 @@ def test_to_numpy_with_copy_never_shares(kata, device, data):
 @given(s=subjects(dtype=torch.bfloat16), copy=st.booleans())
 def test_to_numpy_converts_bfloat16_exactly(kata, s, copy):
     text = f"to_numpy(x, copy={copy}) with {s}"
-    check_array(text, say.call(text, kata.to_numpy, s.x, copy=copy, hint=3), s.x)
+    array = say.call(text, kata.to_numpy, s.x, copy=copy, hint=3, expected=numpy_expected(s.x))
+    check_array(text, array, s.x)
 
 
 @FEW
@@ -762,12 +783,20 @@ def test_from_numpy_with_copy_owns_its_memory(kata, drawn):
     assert torch.equal(t, kept), say(text, "changed when a was changed in place", hint=4)
 
 
-UNSHAREABLE = ("reversed", "big-endian", "read-only")
+# Why a tensor cannot share each kind of array's memory as it is (checked on torch 2.13).
+UNSHAREABLE = {
+    "reversed": "a tensor's strides cannot be negative, and a[::-1] steps backwards",
+    "big-endian": "a tensor holds numbers in this machine's byte order only",
+    "read-only": (
+        "numpy promises nobody writes to it, and a tensor sharing it could (torch.from_numpy "
+        "shares it anyway, with a warning)"
+    ),
+}
 
 
 @st.composite
 def unshareable_arrays(draw):
-    kind = draw(st.sampled_from(UNSHAREABLE))
+    kind = draw(st.sampled_from(list(UNSHAREABLE)))
     dtype = draw(
         st.sampled_from(
             NUMPY_DTYPES
@@ -795,7 +824,17 @@ def test_from_numpy_refuses_to_share_what_torch_cannot(kata, drawn):
     # that warning here: whether it fires must not decide what this test sees.
     with say.raises(ValueError, text, hint=2) as raised, warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        kata.from_numpy(a)
+        got = kata.from_numpy(a)
+        pytest.fail(
+            say(
+                text,
+                f"returned {describe(got)}, but a tensor cannot safely share this array's "
+                f"memory: {UNSHAREABLE[kind]}. With copy=False that is a ValueError that "
+                "suggests copy=True",
+                hint=2,
+            ),
+            pytrace=False,
+        )
     assert "copy" in str(raised.value), say(
         text, f"raised ValueError({str(raised.value)!r}), which does not suggest copy=True", hint=2
     )
@@ -806,7 +845,8 @@ def test_from_numpy_refuses_to_share_what_torch_cannot(kata, drawn):
 def test_from_numpy_copies_what_torch_cannot_share(kata, drawn):
     kind, a = drawn
     text = f"from_numpy(a, copy=True) with {describe_array(kind, a)}"
-    t = say.call(text, kata.from_numpy, a, copy=True, hint=4)
+    expected = f"a copy: copy=True always works, even where sharing cannot ({UNSHAREABLE[kind]})"
+    t = say.call(text, kata.from_numpy, a, copy=True, hint=4, expected=expected)
     check_tensor(text, t, a)
 
 

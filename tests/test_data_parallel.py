@@ -167,9 +167,12 @@ def test_parallelize_wraps_two_or_more_gpus_in_data_parallel(kata, machine):
     )
     first = torch.device("cuda", want_ids[0])
     where = record.device_of(model)
+    shown = str(where or "the cpu")
+    if where is not None and where.type == "cuda" and where.index is None:
+        shown = "cuda, the current GPU (cuda:0 unless the program changed it)"
     assert where is not None and same_device(where, first), say(
         call,
-        f"left the model on {where or 'the cpu'}; DataParallel needs its parameters on "
+        f"left the model on {shown}; DataParallel needs its parameters on "
         f"device_ids[0], {first}, before the first forward, and does not move them itself",
         hint=2,
     )
@@ -293,9 +296,14 @@ def test_unwrap_opens_data_parallel_and_leaves_plain_models(kata, kind):
         kind, HasModuleAttribute
     )()
     got = kata.unwrap(model)
+    named = (
+        " (its own submodule happens to be called module; that does not make it a wrapper)"
+        if isinstance(model, HasModuleAttribute)
+        else ""
+    )
     assert got is model, say(
         f"unwrap({kind}(...))",
-        f"returned {type(got).__name__}; a plain model is returned as it is",
+        f"returned {type(got).__name__}; a plain model is returned as it is{named}",
         hint=2,
     )
     with fake_gpus(0):  # without GPUs, DataParallel only wraps
@@ -474,7 +482,12 @@ def test_strip_module_prefix_keeps_the_metadata(kata, keys):
         hint=3,
     )
     assert dict(meta) == want, say(
-        call, f"returned _metadata {dict(meta)}; expected {want}", hint=3
+        call,
+        f"returned _metadata {dict(meta)}; expected {want}. _metadata is keyed by each "
+        "submodule's path, as the weights are, and load_state_dict looks a submodule's version "
+        "up by its path in the module it loads into: in the plain model, the path that was "
+        "'module' is '' and the wrapper's own '' is no submodule at all",
+        hint=3,
     )
 
 

@@ -169,8 +169,10 @@ def expect_refusal(kata, requested, n: int, *, hint: int, disable_cuda: bool = F
             pytest.fail(
                 say(
                     call,
-                    f"returned {got!r}, but {why}. A name is only a request: a device that does "
-                    "not exist here must raise ValueError naming it and what exists",
+                    f"returned {got!r}, but {why}. torch.device() parses the names of every "
+                    "device type it knows, on any machine: a name is only a request, and a "
+                    "device this process does not have must raise ValueError naming it and "
+                    "what exists",
                     hint=hint,
                 ),
                 pytrace=False,
@@ -320,7 +322,15 @@ def test_physical_gpu_id_is_the_identity_when_unset(kata, logical):
 def test_physical_gpu_id_reads_the_list(kata, data, ids):
     visible = data.draw(visible_values(ids), label="visible")
     for logical, physical in enumerate(ids):
-        got = kata.physical_gpu_id(logical, visible)
+        got = say.call(
+            f"physical_gpu_id({logical}, {visible!r})",
+            kata.physical_gpu_id,
+            logical,
+            visible,
+            hint=3,
+            expected=f"{physical}: {visible!r} lists the GPUs {ids}, whitespace around an entry "
+            "being allowed",
+        )
         assert got == physical, say(
             f"physical_gpu_id({logical}, {visible!r})",
             f"returned {got!r}; expected {physical}",
@@ -330,29 +340,63 @@ def test_physical_gpu_id_reads_the_list(kata, data, ids):
         kata.physical_gpu_id(len(ids), visible)
 
 
+def expect_misread_refused(kata, logical: int, visible: str, why: str) -> None:
+    """physical_gpu_id(logical, visible) must raise ValueError; `why` says what is wrong with
+    `visible` when it returns instead."""
+    call = f"physical_gpu_id({logical}, {visible!r})"
+    with say.raises(ValueError, call, hint=3):
+        got = kata.physical_gpu_id(logical, visible)
+        pytest.fail(
+            say(
+                call,
+                f"returned {got!r}, but {why}. CUDA reads CUDA_VISIBLE_DEVICES by lenient "
+                "rules of its own, so a value that is not a list of distinct GPU ids in digits "
+                "must raise ValueError rather than be guessed at",
+                hint=3,
+            ),
+            pytrace=False,
+        )
+
+
 @given(logical=st.integers(0, 8), visible=padding)
 def test_physical_gpu_id_sees_no_gpu_in_an_empty_value(kata, logical, visible):
-    with say.raises(ValueError, f"physical_gpu_id({logical}, {visible!r})", hint=3):
-        kata.physical_gpu_id(logical, visible)
+    expect_misread_refused(kata, logical, visible, "a blank value lists no GPU at all")
 
 
-BAD_ENTRIES = ["x", "-1", "1.5", "", "GPU-0", "0x1", "one", "1 2", "+1"]
+# Each bad entry, and what is wrong with it (torch reads such a value with its own copy of
+# CUDA's rules, _parse_visible_devices in torch/cuda/__init__.py: leading digits, up to the
+# first entry without any; checked on 2.13).
+BAD_ENTRIES = {  # the most telling first: hypothesis shows the first one an attempt accepts
+    "-1": "is negative (torch stops reading the list at it: no GPU from there on is visible)",
+    "1.5": "is not a whole number (torch reads its leading digits, as GPU 1)",
+    "0x1": "is not written in decimal digits (torch reads its leading digit, as GPU 0)",
+    "1 2": "holds two ids with no comma between them (torch reads the first one)",
+    "": "is empty (torch stops reading the list at it: no GPU from there on is visible)",
+    "x": "is not a GPU id (torch stops reading the list at it: no GPU from there on is visible)",
+    "one": "is a word, not a GPU id in digits",
+    "GPU-0": "is not a GPU id in digits",
+    "+1": "carries a sign: it is not a GPU id in digits, though torch reads it as GPU 1",
+}
 
 
-@given(data=st.data(), ids=physical_ids, bad=st.sampled_from(BAD_ENTRIES))
+@given(data=st.data(), ids=physical_ids, bad=st.sampled_from(list(BAD_ENTRIES)))
 def test_physical_gpu_id_refuses_a_bad_entry_anywhere(kata, data, ids, bad):
     at = data.draw(st.integers(0, len(ids)), label="position")
     visible = ",".join([str(i) for i in ids[:at]] + [bad] + [str(i) for i in ids[at:]])
-    with say.raises(ValueError, f"physical_gpu_id(0, {visible!r})", hint=3):
-        kata.physical_gpu_id(0, visible)
+    expect_misread_refused(kata, 0, visible, f"its entry {bad!r} {BAD_ENTRIES[bad]}")
 
 
 @given(data=st.data(), ids=physical_ids)
 def test_physical_gpu_id_refuses_a_duplicate(kata, data, ids):
     twice = data.draw(st.sampled_from(ids), label="duplicate")
     visible = ",".join(str(i) for i in [*ids, twice])
-    with say.raises(ValueError, f"physical_gpu_id(0, {visible!r})", hint=3):
-        kata.physical_gpu_id(0, visible)
+    expect_misread_refused(
+        kata,
+        0,
+        visible,
+        f"GPU {twice} is listed twice (torch then counts no GPU at all: a repeated id hides "
+        "every GPU)",
+    )
 
 
 @pytest.mark.given

@@ -165,16 +165,23 @@ def check_names_the_split(call: str, message: str, model: nn.Module) -> None:
     )
 
 
-def expect_spread(kata, call: str, model: nn.Module) -> str:
-    """model_device(model) for a model on two devices: a ValueError; returns its message."""
+SPREAD = (
+    "A model's device is the device of all its tensors, its parameters and its buffers alike, "
+    "and one tensor says nothing about the others: a model whose tensors sit on two devices has "
+    "no one device"
+)
+
+
+def expect_spread(kata, call: str, model: nn.Module, lesson: str = SPREAD) -> str:
+    """model_device(model) for a model on two devices: a ValueError; returns its message.
+    `lesson` says why, when model_device returns instead."""
     with say.raises(ValueError, call, hint=1) as raised:
         got = kata.model_device(model)
         pytest.fail(
             say(
                 call,
-                f"returned {got!r}, but the model is on two devices ({where(model)}). A model's "
-                "device is the device of all its parameters and buffers; one tensor tells you "
-                "nothing about the others. Expected a ValueError",
+                f"returned {got!r}, but the model is on two devices ({where(model)}). {lesson}. "
+                "Expected a ValueError",
                 hint=1,
             ),
             pytrace=False,
@@ -230,7 +237,12 @@ def test_model_device_counts_buffers(kata, data, arch):
     module = model.get_submodule(owner)
     setattr(module, leaf, getattr(module, leaf).to("meta"))  # replaces the registered buffer
     call = f"model_device({arch} with only the buffer {name} on meta)"
-    check_names_the_split(call, expect_spread(kata, call, model), model)
+    lesson = (
+        f"{name} is a buffer: a tensor the model keeps and does not learn (BatchNorm's running "
+        "statistics, say). The model computes with it and saves it in its state_dict, so it is "
+        "as much the model's as a parameter, and the model's device is the device of all of them"
+    )
+    check_names_the_split(call, expect_spread(kata, call, model, lesson), model)
 
 
 NO_TENSORS = {
@@ -687,7 +699,8 @@ def test_load_checkpoint_reads_a_gpu_checkpoint_on_a_cpu_host(kata, arch, seed, 
         got = say.call(
             call,
             lambda: kata.load_checkpoint(io.BytesIO(saved_on_gpu), model, spelling),
-            expected="the tensors mapped onto the CPU (map_location)",
+            expected=f"the checkpoint's values on {spelling!r}: each tensor in it remembers the "
+            "GPU it was saved on, which this host does not have",
             hint=2,
         )
     check_loaded(call, got, model, ids, state, torch.device("cpu"))

@@ -452,6 +452,8 @@ def moved_by(call: str, moves: list[Move], device, pinned) -> Callable:
                 "from pageable memory the host waits anyway while the driver stages the data, "
                 "so the copy cannot overlap with anything"
             )
+        elif target.type == "meta":
+            why = "meta holds no data, so there is no copy to overlap with anything"
         else:
             why = (
                 f"nothing on {target.type} can overlap with the copy, and a non-blocking copy to "
@@ -486,8 +488,9 @@ def test_loader_kwargs_pins_for_an_accelerator(kata, n, device, num_workers):
     want = {"num_workers": num_workers, "pin_memory": True}
     assert isinstance(got, dict) and got == want, say(
         f"{call} on a machine with {n} GPU(s)",
-        f"returned {got!r}; expected {want!r}. The answer depends on the device asked for, "
-        "not on the machine",
+        f"returned {got!r}; expected {want!r}: {str(device)!r} names an accelerator, and a "
+        "batch headed to an accelerator gains from pinned memory. The answer depends on the "
+        "device asked for, not on the machine",
         hint=1,
     )
 
