@@ -59,14 +59,12 @@ def _own_tensors(module: nn.Module) -> list[torch.Tensor]:
 
 
 def build_on(device: str | torch.device, factory: Callable[[], nn.Module]) -> nn.Module:
-    """Call `factory()` with `device` as the default device, and return the model it builds.
+    """Return the model `factory()` builds, born on `device`.
 
-    Every tensor the factory creates without naming a device is created on `device` directly:
+    Every tensor the factory makes without naming a device is made on `device` directly:
     nothing is allocated on the CPU and copied over, and on `meta` nothing is allocated at all.
-    Afterwards the caller's default device and default dtype are what they were, whether
-    `factory` returned or raised. A device that torch cannot parse, or that this machine does
-    not have, raises ValueError naming it, before `factory` is called: the checks of the
-    arguments and of the result are written for you.
+    The caller's defaults (device and dtype) are its own: after `build_on`, they are what they
+    were before it. Bad arguments are refused by the given checks.
     """
     target = _as_device(device, f"build_on({device!r}, factory)")
     if not callable(factory):
@@ -74,7 +72,7 @@ def build_on(device: str | torch.device, factory: Callable[[], nn.Module]) -> nn
             f"build_on({device!r}, factory): factory must be callable with no arguments, "
             f"not {type(factory).__name__}"
         )
-    # TODO(default_device): call factory with `target` as the default device, and only there
+    # TODO(default_device): call factory so that what it makes is born on `target`
     raise NotImplementedError("default_device: build_on")
     if not isinstance(model, nn.Module):
         raise TypeError(
@@ -87,15 +85,10 @@ def build_on(device: str | torch.device, factory: Callable[[], nn.Module]) -> nn
 def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
     """Give a model built on `meta` real, initialised tensors on `device`; return `model` itself.
 
-    With the same seed, the result equals the same model built on `device`: every parameter
-    and buffer holds the value a normal build gives it. Weights tied between modules (one
-    tensor held by several) stay tied, holding what a model that ties them after building
-    holds: the values of the first module, in `model.modules()` order, that holds them.
-
-    Refused with ValueError naming the culprit, before anything changes: a tensor that is not
-    on `meta` (it would lose its values), a module that holds tensors but has no
-    `reset_parameters()` to initialise them, `meta` itself, and a device that torch cannot
-    parse or this machine does not have. These refusals are written for you.
+    With the same seed, the result is the model a normal build on `device` gives: each module
+    initialised as that build initialises it, every parameter and buffer holding the value
+    that build gives it, and what that build shares between modules shared. Bad arguments are
+    refused by the given checks.
     """
     call = f"materialize({type(model).__name__}, {device!r})"
     if not isinstance(model, nn.Module):
@@ -124,7 +117,7 @@ def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
             f"{call}: {', '.join(no_reset)} hold tensors but have no reset_parameters() to "
             "initialise them once they are allocated"
         )
-    # TODO(default_device): allocate on `target` and initialise as a normal build would, ties kept
+    # TODO(default_device): allocate on `target` and initialise as a normal build would
     raise NotImplementedError("default_device: materialize")
 
 
@@ -132,10 +125,9 @@ def creates_on(device: str | torch.device) -> dict[str, torch.device]:
     """Where four ways of making a tensor put it, while `device` is the default device.
 
     Returns `{"torch.zeros": ..., "torch.tensor": ..., "torch.from_numpy": ..., "nn.Linear":
-    ...}`, each value the `torch.device` of what that way made (for `nn.Linear`, of its
-    weight), found by making one. Afterwards the caller's default device is what it was. A
-    device that torch cannot parse, or that this machine does not have, raises ValueError
-    naming it (written for you).
+    ...}`, each value the `torch.device` of what that way makes (for `nn.Linear`, of its
+    weight). After it, the caller's default device is what it was before. Bad arguments are
+    refused by the given checks.
     """
     target = _as_device(device, f"creates_on({device!r})")
     # TODO(default_device): make one tensor each way while `target` is the default, and say where

@@ -68,23 +68,19 @@ def train_rank(
     lr: float,
     seed: int,
 ) -> dict[str, torch.Tensor]:
-    """Train as rank `rank` of `world_size` processes that meet at `init_method`; return the
-    trained model's state dict (the model's own keys), every tensor on the CPU.
+    """Train as rank `rank` of `world_size` processes that meet at `init_method`, on `device`;
+    return the trained model's state dict (the model's own keys), every tensor on the CPU.
 
-    - Device: `cuda:{rank}` when there is a GPU for every rank, otherwise the CPU.
-    - Every rank starts from the same weights: `model_fn()` built after seeding with `seed`.
-    - Each rank reads only its shard: the samples `DistributedSampler(dataset, shuffle=True,
-      seed=seed)` assigns to it, in a new order every epoch, `batch_size` at a time.
-    - Each step is SGD (`lr`) on the mean squared error, with the gradient averaged over all
-      ranks by one `DistributedDataParallel` wrapper around the model, made once the model is
-      on its device: every rank takes the same step, and the result equals one process
-      training on all the ranks' batches at once.
-    - A rank, world size, epoch count or batch size out of range raises ValueError (one that
-      is not an int: TypeError), before the process group is joined.
-    - The process group is destroyed however the rank ends; when training is done, the
-      wrapper is gone before the group is.
+    The model is `model_fn()` built after seeding with `seed`, and trained for `epochs` epochs
+    of SGD (`lr`) on the mean squared error. Each epoch, the rank reads its own shard of
+    `dataset`, `batch_size` samples at a time, in the order `DistributedSampler(dataset,
+    shuffle=True, seed=seed)` gives that epoch, and each step's gradient is averaged over all
+    the ranks by one `DistributedDataParallel` wrapper: every rank ends with the model one
+    process would train on all the ranks' batches at once.
 
-    The argument checks and the choice of device (`_device_for`) are written for you.
+    The rank leaves the process group however it ends; when training is done, the wrapper is
+    gone before the group is. Bad arguments are refused by the given checks (before joining),
+    and `device` is chosen for you.
     """
     _check_counts(
         rank=(rank, 0), world_size=(world_size, 1), epochs=(epochs, 0), batch_size=(batch_size, 1)
@@ -92,7 +88,7 @@ def train_rank(
     if rank >= world_size:
         raise ValueError(f"rank must be below world_size={world_size}, not {rank!r}")
     device = _device_for(rank, world_size)
-    # TODO(distributed): join the group on `device`, train the same model as every rank, and leave
+    # TODO(distributed): join the group on `device`, train as one of the ranks, and leave
     raise NotImplementedError("distributed: train_rank")
 
 
@@ -107,16 +103,10 @@ def run(world_size: int, *, timeout: float = 300.0, **kwargs) -> list[dict[str, 
     """Run `train_rank` on `world_size` spawned processes (fresh interpreters, never forks of
     this one); return each rank's state dict, in rank order.
 
-    `kwargs` are `train_rank`'s keyword arguments except `init_method`: `run` makes its own, a
-    meeting place in a fresh temporary directory. Every argument is checked before any process
-    starts: TypeError for a missing, unknown or mistyped argument (`timeout` is a number of
-    seconds; `model_fn` must be picklable, since it is sent to the ranks), ValueError for a
-    count or a timeout out of range. When a rank fails, `run` raises an error that carries that
-    rank's own, and leaves no rank running. After `timeout` seconds it kills the ranks and
-    raises TimeoutError.
-
-    The argument checks are written for you, and so is `_rank_main`, a function a rank's
-    process can run.
+    `kwargs` are `train_rank`'s keyword arguments except `init_method`: the ranks meet in a
+    fresh temporary directory. A failing rank's error is raised; a run that is not done after
+    `timeout` seconds raises TimeoutError; either way, no rank is left running. Bad arguments
+    are refused by the given checks, and `_rank_main` is a function a rank's process can run.
     """
     _check_counts(world_size=(world_size, 1))
     if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):

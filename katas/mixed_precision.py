@@ -56,15 +56,10 @@ def _device(func: str, device: str | torch.device) -> torch.device:
 
 
 def autocast_dtype(device: str | torch.device) -> torch.dtype:
-    """The 16-bit type to train in on `device`.
+    """The 16-bit type to train in on `device`: bfloat16 on the CPU; on a CUDA GPU (for a bare
+    `cuda`, the current one), bfloat16 if that GPU computes in it natively, else float16.
 
-    bfloat16 on the CPU. On a CUDA GPU, bfloat16 when that GPU computes in it natively, and
-    float16 when it does not (a GPU that can only emulate bfloat16 gets float16). A bare
-    `cuda` is the current GPU.
-
-    ValueError naming the device for anything else: text torch cannot parse as a device, a
-    device type other than cpu and cuda, or a GPU this machine does not have. The device
-    checks (`_device`) and the CPU's answer are written for you.
+    Bad arguments are refused by the given checks, and the CPU's answer is given too.
     """
     parsed = _device("autocast_dtype", device)
     if parsed.type == "cpu":
@@ -74,11 +69,8 @@ def autocast_dtype(device: str | torch.device) -> torch.dtype:
 
 
 def make_scaler(device: str | torch.device, dtype: torch.dtype) -> torch.amp.GradScaler:
-    """A gradient scaler for `device` that scales only when `dtype` is float16.
-
-    bfloat16 has float32's range, so its gradients need no scaling: the scaler is then
-    disabled, and the same training code runs either way. Refuses the devices
-    `autocast_dtype` refuses, with the same ValueError (written for you).
+    """A gradient scaler for `device` that scales only when `dtype` is float16, and otherwise
+    passes everything through. Bad arguments are refused by the given checks.
     """
     parsed = _device("make_scaler", device)
     # TODO(mixed_precision): make the scaler for the type of `parsed`, scaling only what needs it
@@ -96,19 +88,18 @@ def amp_step(
     dtype: torch.dtype,
     max_norm: float | None = None,
 ) -> torch.Tensor:
-    """One training step on the batch `x`, `y` in mixed precision, on `x`'s device.
+    """One training step on the batch `x`, `y`, on `x`'s device: the matrix products in
+    `dtype`, and what lasts from step to step (the parameters, their gradients, the
+    optimizer's state) in float32; the model itself is never converted.
 
-    - The forward pass runs its matrix products in `dtype`. The parameters, their gradients
-      and the optimizer's state stay float32: the model is never converted.
-    - With `max_norm`, the gradients the optimizer steps on have a total 2-norm (all of them
-      together) of at most `max_norm`, measured in their true, unscaled units.
-    - With an enabled `scaler`, a step whose gradients overflow (inf or NaN) leaves the
-      parameters and the optimizer's state as they were. Either way, the scaler's scale then
-      changes as its own policy says (lower after an overflow).
-    - Afterwards the gradients are cleared, so the next step starts clean.
+    The optimizer steps on the gradients of the loss, `loss_fn(model(x), y)`; with `max_norm`,
+    on those gradients shrunk, all by one factor, to a total 2-norm of `max_norm` when theirs
+    is larger. With an enabled `scaler`, a step whose gradients overflow (inf or NaN) changes
+    neither the parameters nor the optimizer's state. After the step, the scaler's scale is
+    where its own policy puts it, and no gradient is left for the next step.
 
-    Returns the step's loss as a float32 tensor on `x`'s device, detached from the graph. The
-    step itself reads no value back to the host.
+    Returns the loss as a float32 tensor on `x`'s device, detached; nothing is read back to
+    the host.
     """
     # TODO(mixed_precision): make one training step with 16-bit products and float32 weights
     raise NotImplementedError("mixed_precision: amp_step")

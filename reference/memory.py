@@ -26,14 +26,12 @@ def _key(t: torch.Tensor) -> tuple[torch.device, int]:
 
 
 def activation_bytes(model: nn.Module, *inputs: torch.Tensor) -> int:
-    """The bytes that `model(*inputs)` keeps alive for its backward pass, beyond the model's
-    own parameters and buffers, as a Python int.
+    """The bytes of memory that `model(*inputs)` keeps alive for its backward pass, beyond the
+    model's own parameters and buffers, as a Python int: each storage counted once, with all
+    its bytes.
 
-    What counts is memory: each storage counts once, with all its bytes, however many tensors
-    or views of it are kept. It runs the forward pass once and never the backward pass, and
-    measuring changes nothing the pass keeps: every tensor it saves stays alive until it ends.
-    It leaves nothing behind: no hook it installed is still installed after it returns or
-    raises, and nothing the forward pass made is still alive after it returns.
+    It runs the forward pass once, with no backward pass, and measuring changes nothing that
+    pass keeps. It leaves nothing behind, whether it returns or raises.
     """
     # BEGIN SOLUTION: find what the forward pass keeps, and count its memory
     owned = {_key(t) for t in (*model.parameters(), *model.buffers())}
@@ -66,14 +64,10 @@ def accumulate(
     micro-batches of at most `micro_batch` rows; return the whole batch's mean loss as a
     Python float.
 
-    `loss_fn(output, target)` is the mean loss of the rows it is given. The step's gradients
-    equal those of one step on the whole batch with a mean loss, whatever was in `.grad`
-    before, and however the rows divide (the last micro-batch may be smaller). Only one
-    micro-batch's activations are alive at a time. Nothing is read back from the device
-    until the last micro-batch is done, and then once.
-
-    ValueError for `micro_batch < 1`, an empty batch, or `inputs` and `targets` of different
-    lengths, before any gradient is touched: those checks are written for you.
+    `loss_fn(output, target)` is the mean loss of the rows it is given. The optimizer steps on
+    exactly the gradients of the whole batch's mean loss. Only one micro-batch's activations
+    are alive at a time, and the returned loss is the one value read back from the device.
+    Bad arguments are refused by the given checks.
     """
     if micro_batch < 1:
         raise ValueError(f"accumulate: micro_batch must be at least 1, got {micro_batch}")
@@ -100,11 +94,8 @@ def accumulate(
 
 def checkpointed(blocks: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
     """`blocks(x)`, with each block's inner activations recomputed in the backward pass
-    instead of kept: only what goes into each block stays alive between the passes.
-
-    The output and the gradients (of the parameters, and of `x` when it requires grad) are
-    those of `blocks(x)`, random layers such as dropout included. Gradients reach the
-    parameters even when `x` does not require grad.
+    instead of kept: only what goes into each block stays alive between the passes. The
+    output, and every gradient the backward pass computes, are those of `blocks(x)`.
     """
     # BEGIN SOLUTION: run the blocks so that each one's inner activations are recomputed
     from torch.utils.checkpoint import checkpoint
@@ -120,12 +111,9 @@ def largest_batch(step: Callable[[int], object], batch_size: int, *, min_size: i
     `torch.OutOfMemoryError`, again with half the size (rounded down, never below
     `min_size`). Return the first size for which `step` returned.
 
-    Everything a failed attempt allocated is free before the next attempt starts, and on CUDA
-    the allocator's cached blocks go back to the driver. Any other exception propagates at
-    once. If even `min_size` does not fit, its out-of-memory error propagates.
-
-    ValueError, before `step` is called, for sizes below 1 or `min_size > batch_size` (written
-    for you).
+    Each attempt starts with nothing of the failed ones still allocated (on CUDA, their memory
+    is back with the driver). Any other error, and the out-of-memory error of `min_size`,
+    propagates. Bad sizes are refused by the given checks.
     """
     if batch_size < 1 or min_size < 1:
         raise ValueError(

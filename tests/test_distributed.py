@@ -382,15 +382,14 @@ def test_one_rank_trains_like_one_process(kata, device, problem):
             call,
             f"ended with the weights of {problem.epochs} epochs that all read epoch 0's order: "
             "DistributedSampler shuffles with seed + epoch, and its epoch is whatever it was "
-            "last told. Unlike a DataLoader with shuffle=True, it never reshuffles by itself: "
-            "call sampler.set_epoch(epoch) at the start of every epoch",
+            "last told. Unlike a DataLoader with shuffle=True, it never reshuffles by itself",
             hint=2,
         )
     assert not wrong, say(
         call,
         f"ended with {', '.join(wrong)} different from one process that seeds with seed, "
         "builds the model and takes SGD steps on the mean squared error, reading the data in "
-        "the order DistributedSampler(shuffle=True, seed=seed) gives after set_epoch(epoch)",
+        "the order DistributedSampler(shuffle=True, seed=seed) gives each epoch",
         hint=2,
     )
 
@@ -434,7 +433,8 @@ def test_train_rank_destroys_the_process_group(kata, outcome):
     assert not group.left_initialised, say(
         call,
         f"{'raised' if outcome == 'raises' else 'returned'} with the process group still "
-        "initialised: call dist.destroy_process_group() in a finally block",
+        "initialised. The group is this process's until it is destroyed, whichever way the "
+        "rank ends",
         hint=1,
     )
 
@@ -728,7 +728,7 @@ def test_every_epoch_reads_a_new_shuffle(kata, world):
         assert got == want, say(
             call,
             f"read {got}, epoch by epoch; DistributedSampler(dataset, num_replicas, rank, "
-            f"shuffle=True, seed=seed) with set_epoch(epoch) gives {want}",
+            f"shuffle=True, seed=seed) gives {want}, epoch by epoch",
             hint=2,
         )
 
