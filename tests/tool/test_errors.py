@@ -694,6 +694,11 @@ FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its
     "cannot-pickle-local",
     "not-on-expected-device",
     "dataloader-worker-died",
+    # issue 27's C++ and library-status families
+    "cudnn-status",
+    "cublas-status",
+    "library-arch-mismatch",
+    "mps-placeholder",
 ]
 
 
