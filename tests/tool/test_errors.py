@@ -291,7 +291,9 @@ def test_main_prints_the_message_the_fix_and_the_kata(capsys):
     kata = catalogue.get(entry.kata)
     assert entry.phrase in errors.normalize(out)
     assert "Fix:" in out and "What it means:" in out
-    assert f"docs/discussions/{kata.name}.md" in out and f"python -m katas check {kata.name}" in out
+    assert f"python -m katas docs {kata.name} --discussion" in out, "the served discussion page"
+    assert "docs/katas/" not in out and ".md" not in out.split("More:")[0], "no raw page"
+    assert f"python -m katas check {kata.name}" in out
     assert f"{errors.PAGE}#{entry.id}" in out
     assert "The text also matches: " in out and "(same-device)" in out  # the general entry
 
