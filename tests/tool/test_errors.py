@@ -701,6 +701,9 @@ FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its
     "cublas-status",
     "library-arch-mismatch",
     "mps-placeholder",
+    "restore-location",
+    "gradscaler-call-order",
+    "gradscaler-no-inf-checks",
 ]
 
 
