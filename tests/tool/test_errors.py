@@ -704,6 +704,7 @@ FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its
     "restore-location",
     "gradscaler-call-order",
     "gradscaler-no-inf-checks",
+    "nvml-init",
 ]
 
 
