@@ -18,9 +18,14 @@ reason); the check fails on any other, and on a listed text that is now recognis
 (the list stays true; a text listed from another release may be gone). A new torch release
 is a re-run: its new messages fail the check until each gets a family or a reason.
 
-Not covered yet: the C++ messages (`TORCH_CHECK` in c10, ATen, torch/csrc). The wheels hold
-them only as fragments without their source paths, so a source-defined list needs PyTorch's
-source tree of the same release; the runtime tables of cuBLAS, cuDNN and NCCL likewise.
+- the C++ messages (`TORCH_CHECK` in c10, ATen, torch/csrc) listed in `dojo/coverage-cpp.toml`,
+read by hand from PyTorch's sources: the wheels hold them only as fragments without their
+paths. Each listed fragment must be in its library of the installed torch (a release whose
+text changed fails), and each listed text is checked like the others;
+- the status tables of the libraries torch prints as they are, read from the libraries the CUDA
+build installs (no GPU needed): cuDNN's `cudnnGetErrorString` ("cuDNN error: ..."), cuBLAS's
+status names ("CUDA error: CUBLAS_STATUS_... when calling `...`") and NCCL's
+`ncclGetErrorString` ("NCCL error in: ..., <result>, NCCL version ...").
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ TOPIC_PATHS = (
     "torch/backends/cudnn",
 )
 LEFT_OUT = Path(__file__).with_name("coverage-left-out.toml")
+CPP = Path(__file__).with_name("coverage-cpp.toml")
 PLACEHOLDER = "cuda:0"  # stands for what an f-string or a .format() fills in at run time
 
 
@@ -150,6 +156,105 @@ def cuda_runtime_messages(cudart: Path) -> list[Message]:
             continue
         name = lib.cudaGetErrorName(code).decode()
         found.append(Message(f"cudaGetErrorString({code}) {name}", f"CUDA error: {text}"))
+    return found
+
+
+@dataclass(frozen=True)
+class CppMessage:
+    """One C++ message of `dojo/coverage-cpp.toml`."""
+
+    text: str
+    fragments: tuple[str, ...]
+    library: str  # libc10.so, libtorch_cpu.so, libc10_cuda.so, libtorch_cuda.so
+    source: str
+    read: str
+
+
+def cpp_list(path: Path = CPP) -> list[CppMessage]:
+    """The C++ messages listed in `path`; a ValueError names an entry that lacks a field."""
+    with open(path, "rb") as f:
+        raw = _toml.load(f).get("message", [])
+    found = []
+    for n, m in enumerate(raw, start=1):
+        missing = [k for k in ("text", "fragments", "library", "source", "read") if not m.get(k)]
+        if missing:
+            raise ValueError(f"{path.name}, message {n}: no {', '.join(missing)}")
+        if not all(f.strip() in m["text"] for f in m["fragments"]):
+            raise ValueError(f"{path.name}, message {n}: a fragment is not in its text")
+        found.append(
+            CppMessage(m["text"], tuple(m["fragments"]), m["library"], m["source"], m["read"])
+        )
+    return found
+
+
+@dataclass
+class CppCheck:
+    messages: list[Message]  # every listed text, to be answered like any topic message
+    absent: list[str]  # fragments not in their library: the release's text changed
+    unchecked: list[str]  # libraries not installed here (the CPU build has no CUDA library)
+
+
+def cpp_messages(site: Path, listed: list[CppMessage]) -> CppCheck:
+    """The listed C++ messages, each fragment looked up in its library under `site`/torch/lib."""
+    check, cache = CppCheck([], [], []), {}
+    for m in listed:
+        check.messages.append(Message(f"{m.source}", " ".join(m.text.split())))
+        lib = site / "torch" / "lib" / m.library
+        if not lib.is_file():
+            if m.library not in check.unchecked:
+                check.unchecked.append(m.library)
+            continue
+        data = cache.setdefault(m.library, lib.read_bytes())
+        check.absent += [
+            f"{m.library} lacks {f!r} ({m.source})" for f in m.fragments if f.encode() not in data
+        ]
+    return check
+
+
+def _lib(site: Path, pattern: str) -> Path | None:
+    libs = sorted((site / "nvidia").rglob(pattern)) if (site / "nvidia").is_dir() else []
+    return libs[0] if libs else None
+
+
+def library_messages(site: Path) -> list[Message]:
+    """The status tables of cuDNN, cuBLAS and NCCL, from the libraries the CUDA build installs
+    under `site`/nvidia, each status as torch prints it: after "cuDNN error: " (AT_CUDNN_CHECK),
+    as "CUDA error: <name> when calling `...`" (TORCH_CUDABLAS_CHECK), inside "NCCL error in: ..."
+    (C10D_NCCL_CHECK). None found: []."""
+    found = []
+    if cudnn := _lib(site, "libcudnn.so*"):
+        lib = ctypes.CDLL(str(cudnn))
+        lib.cudnnGetErrorString.restype = ctypes.c_char_p
+        seen = set()
+        for code in range(1, 10000):
+            text = lib.cudnnGetErrorString(code).decode()
+            if text.startswith("CUDNN_STATUS_") and text not in seen:
+                seen.add(text)
+                found.append(Message(f"cudnnGetErrorString({code})", f"cuDNN error: {text}"))
+    if cublas := _lib(site, "libcublas.so*"):
+        if lt := _lib(site, "libcublasLt.so*"):
+            ctypes.CDLL(str(lt), mode=ctypes.RTLD_GLOBAL)
+        lib = ctypes.CDLL(str(cublas))
+        lib.cublasGetStatusName.restype = ctypes.c_char_p
+        for code in range(1, 100):
+            name = lib.cublasGetStatusName(code).decode()
+            if name.startswith("CUBLAS_STATUS_"):
+                text = f"CUDA error: {name} when calling `cublasCreate(handle)`"
+                found.append(Message(f"cublasGetStatusName({code})", text))
+    if nccl := _lib(site, "libnccl.so*"):
+        lib = ctypes.CDLL(str(nccl))
+        lib.ncclGetErrorString.restype = ctypes.c_char_p
+        version = ctypes.c_int()
+        lib.ncclGetVersion(ctypes.byref(version))
+        v = version.value
+        dotted = f"{v // 10000}.{v // 100 % 100}.{v % 100}"
+        for code in range(1, 8):
+            text = lib.ncclGetErrorString(code).decode()
+            message = (
+                "NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:268, "
+                f"{text}, NCCL version {dotted}"
+            )
+            found.append(Message(f"ncclGetErrorString({code})", message))
     return found
 
 
@@ -257,6 +362,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.require_cuda:
             print("FAIL: --require-cuda, and no libcudart.so under", args.torch / "nvidia")
             return 1
+    cpp = cpp_messages(args.torch, cpp_list())
+    print(
+        f"C++ messages listed in {CPP.name}: {len(cpp.messages)}, their fragments looked up in "
+        "torch/lib" + (f" ({', '.join(cpp.unchecked)} not installed here)" if cpp.unchecked else "")
+    )
+    messages += cpp.messages
+    tables = library_messages(args.torch)
+    print(f"cuDNN, cuBLAS and NCCL status tables: {len(tables)} statuses")
+    messages += tables
     report = check(messages, left_out(), installed=installed)
     total = len(messages)
     print(
@@ -277,7 +391,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  MISSED {message.source}: {message.text[:160]}")
     for line in report.stale:
         print(f"  STALE in {LEFT_OUT.name}: {line}")
-    if not report.ok:
+    for line in cpp.absent:
+        print(f"  CHANGED: {line}: the release's text differs from {CPP.name}")
+    if args.require_cuda and (cpp.unchecked or not tables):
+        print(f"FAIL: --require-cuda, and no {', '.join(cpp.unchecked) or 'status tables'} here")
+        return 1
+    if not report.ok or cpp.absent:
         print(
             f"FAIL: give each missed message a family in dojo/errors.toml, or list it in "
             f"{LEFT_OUT.name} with the reason; remove stale lines."

@@ -553,13 +553,18 @@ def explain(
     ]
     if entry.doctor:
         out += [para("This machine:", f"{DOCTOR} reports what this machine has."), ""]
+    # The discussion page, served with its examples' output as the rest of the tool points to
+    # it (the raw docs/discussions/NAME.md lacks that output), at the section that explains it.
     out.append(
-        f"Kata {kata.number}, {kata.title}, teaches this; its discussion explains it: "
-        f"docs/discussions/{kata.name}.md"
+        f"Kata {kata.number}, {kata.title}, teaches this; its discussion explains it under "
+        f'"The ideas": python -m katas docs {kata.name} --discussion'
     )
     for name in entry.also:
         other = catalogue.get(name)
-        out.append(f"See also kata {other.number}, {other.title}: docs/discussions/{other.name}.md")
+        out.append(
+            f"See also kata {other.number}, {other.title}: "
+            f"python -m katas docs {other.name} --discussion"
+        )
     out.append(f"To check your solution of that kata: python -m katas check {kata.name}")
     out.append(f"More: {PAGE}#{entry.id}")
     return "\n".join(out)

@@ -286,6 +286,50 @@ def _prefix(text: str) -> list[str]:
     return []
 
 
+# --- the status of a cuBLAS or cuDNN call (aten/src/ATen/cuda/Exceptions.h) --------------------
+
+# cuBLAS's data types as TORCH_CUDABLAS_CHECK prints them inside the call (`#EXPR`).
+_CUDA_TYPES = {"CUDA_R_16BF": "bfloat16", "CUDA_R_16F": "float16", "CUDA_R_32F": "float32"}
+# The letter of a classic cuBLAS routine (`cublasSgemm`) is its dtype.
+_BLAS_LETTER = {"S": "float32", "D": "float64", "H": "float16", "C": "complex64", "Z": "complex128"}
+_CUDNN_STATUS = (  # by prefix, what cuDNN's own documentation says of each group
+    ("NOT_SUPPORTED", "cuDNN has no implementation for these inputs (layout, size or dtype)"),
+    ("BAD_PARAM", "cuDNN refused an argument of the call (a shape, a stride, a pointer)"),
+    ("INTERNAL_ERROR", "cuDNN failed inside, most often for want of memory"),
+    ("MAPPING_ERROR", "cuDNN could not reach GPU memory it was given"),
+    ("EXECUTION_FAILED", "a cuDNN kernel failed on the GPU"),
+)
+
+
+def _library_status(text: str) -> list[str]:
+    """The cuBLAS call and its dtypes, or the cuDNN status group, named in the paste."""
+    call = re.search(r"CUBLAS_STATUS_(\w+) when calling .?(cublas\w+)", text)
+    if call:
+        status, routine = call.groups()
+        kind = "a batched matrix product (`bmm`, a `matmul` of 3-D tensors, attention)"
+        if "Batched" not in routine:
+            kind = "a matrix product (`Linear`, `mm`, `matmul`)"
+        types = [_CUDA_TYPES[t] for t in re.findall(r"CUDA_R_\d+B?F", text) if t in _CUDA_TYPES]
+        letter = re.match(r"cublas([SDHCZ])gemm", routine)
+        dtype = types[0] if types else _BLAS_LETTER[letter.group(1)] if letter else None
+        said = f"cuBLAS returned {status} for `{routine}`, {kind}"
+        said += f" in {dtype}." if dtype else "."
+        out = [said]
+        if dtype == "bfloat16" and status in ("NOT_SUPPORTED", "INVALID_VALUE", "ARCH_MISMATCH"):
+            out.append(
+                "torch's own check of bfloat16 products asks for compute capability 8.0 or "
+                "higher (aten/src/ATen/cuda/CUDABlas.cpp); torch.cuda.get_device_capability() "
+                "says which this GPU has."
+            )
+        return out
+    status = re.search(r"CUDNN_STATUS_(\w+)", text)
+    if status:
+        for prefix, meaning in _CUDNN_STATUS:
+            if status.group(1).startswith(prefix):
+                return [f"cuDNN returned {status.group(0)}: {meaning}."]
+    return []
+
+
 def applies(entry_id: str, text: str) -> bool:
     """False when the details of `text` rule the entry out although a pattern matched it."""
     if entry_id == "unexpected-module-prefix":
@@ -301,6 +345,7 @@ def read(text: str, raw: str = "") -> list[str]:
     from `text` (one error, boilerplate taken out); `raw` is the paste as given, for the rank
     that printed it. [] when the message carries no detail worth reading."""
     out = _devices(text) or _types(text) or _where(text, raw or text) or _prefix(text)
+    out = out or _library_status(text)
     rank = re.search(r"\[(?:default)?(?:rank)?(\d+)\]:", raw)
     if rank:
         out.append(f"(Printed by rank {rank.group(1)} of a distributed run.)")

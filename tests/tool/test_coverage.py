@@ -119,3 +119,85 @@ def test_the_cuda_runtime_table_is_read_where_one_is_installed():
     texts = {m.text for m in runtime}
     assert "CUDA error: misaligned address" in texts and len(runtime) > 100
     assert coverage.check(runtime, coverage.left_out()).ok
+
+
+# --- the C++ messages and the libraries' status tables (issue 27) -------------------------------
+
+
+def _site() -> Path:
+    import torch
+
+    return Path(torch.__file__).resolve().parent.parent
+
+
+def test_every_listed_cpp_fragment_is_in_the_installed_torchs_library():
+    """dojo/coverage-cpp.toml's fragments, looked up in the libraries this torch has (the CPU
+    build: libc10.so and libtorch_cpu.so; the CUDA libraries are checked by CI's compat session
+    with --require-cuda). A release whose text changed fails here."""
+    listed = coverage.cpp_list()
+    check = coverage.cpp_messages(_site(), listed)
+    assert not check.absent, check.absent
+    here = [m for m in listed if m.library not in check.unchecked]
+    assert len(here) >= 12, "the device and dtype messages live in libtorch_cpu.so and libc10.so"
+    assert {m.library for m in listed} >= {"libtorch_cpu.so", "libc10_cuda.so", "libtorch_cuda.so"}
+
+
+def test_a_cpp_fragment_missing_from_its_library_is_reported(tmp_path):
+    lib = tmp_path / "torch" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "libtorch_cpu.so").write_bytes(b"\0Expected all tensors to be on the same device\0")
+    listed = [
+        coverage.CppMessage(
+            "Expected all tensors to be on the same device, but found cuda:0 and cpu!",
+            ("Expected all tensors to be on the same device", "but found "),
+            "libtorch_cpu.so",
+            "aten/src/ATen/TensorIterator.cpp",
+            "a test",
+        ),
+        coverage.CppMessage(
+            "No CUDA GPUs are available", ("No CUDA GPUs",), "libc10_cuda.so", "x", "y"
+        ),
+    ]
+    check = coverage.cpp_messages(tmp_path, listed)
+    assert [a.split(" lacks ")[1].split(" (")[0] for a in check.absent] == ["'but found '"]
+    assert check.unchecked == ["libc10_cuda.so"]
+    assert [m.text for m in check.messages] == [m.text for m in listed]
+
+
+def test_a_cpp_entry_whose_fragment_is_not_in_its_text_is_refused(tmp_path):
+    path = tmp_path / "cpp.toml"
+    path.write_text(
+        textwrap.dedent(
+            """
+            [[message]]
+            text = "No CUDA GPUs are available"
+            fragments = ["No GPUs"]
+            library = "libc10_cuda.so"
+            source = "c10/cuda/CUDAFunctions.cpp"
+            read = "a test"
+            """
+        )
+    )
+    with pytest.raises(ValueError, match="fragment is not in its text"):
+        coverage.cpp_list(path)
+    path.write_text(path.read_text().replace('read = "a test"', ""))
+    with pytest.raises(ValueError, match="no read"):
+        coverage.cpp_list(path)
+
+
+def test_every_listed_cpp_message_is_answered_or_left_out_with_a_reason():
+    check = coverage.cpp_messages(_site(), coverage.cpp_list())
+    report = coverage.check(check.messages, coverage.left_out(), installed=None)
+    assert not report.missed, [m.text for m in report.missed]
+    assert not report.generic, [m.text for m, _ in report.generic]
+
+
+def test_the_library_status_tables_are_read_where_the_cuda_build_is_installed():
+    tables = coverage.library_messages(_site())
+    if not tables:
+        pytest.skip("no cuDNN, cuBLAS or NCCL beside torch (the CPU build); CI's compat has them")
+    texts = {m.text for m in tables}
+    assert "cuDNN error: CUDNN_STATUS_INTERNAL_ERROR" in texts
+    assert any("CUBLAS_STATUS_NOT_SUPPORTED" in t for t in texts)
+    assert any("remote process exited or there was a network error" in t for t in texts)
+    assert not coverage.check(tables, coverage.left_out()).missed

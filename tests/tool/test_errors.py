@@ -291,7 +291,9 @@ def test_main_prints_the_message_the_fix_and_the_kata(capsys):
     kata = catalogue.get(entry.kata)
     assert entry.phrase in errors.normalize(out)
     assert "Fix:" in out and "What it means:" in out
-    assert f"docs/discussions/{kata.name}.md" in out and f"python -m katas check {kata.name}" in out
+    assert f"python -m katas docs {kata.name} --discussion" in out, "the served discussion page"
+    assert "docs/katas/" not in out and ".md" not in out.split("More:")[0], "no raw page"
+    assert f"python -m katas check {kata.name}" in out
     assert f"{errors.PAGE}#{entry.id}" in out
     assert "The text also matches: " in out and "(same-device)" in out  # the general entry
 
@@ -694,6 +696,15 @@ FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its
     "cannot-pickle-local",
     "not-on-expected-device",
     "dataloader-worker-died",
+    # issue 27's C++ and library-status families
+    "cudnn-status",
+    "cublas-status",
+    "library-arch-mismatch",
+    "mps-placeholder",
+    "restore-location",
+    "gradscaler-call-order",
+    "gradscaler-no-inf-checks",
+    "nvml-init",
 ]
 
 
@@ -881,3 +892,35 @@ def test_measure_counts_right_wrong_missed_and_claimed(tmp_path, capsys):
     assert "1 of 3 topic pastes get the right entry first (33%), 1 a wrong one, 1 none" in out
     assert "1 of 1 unrelated errors claimed" in out
     assert "wrong (no-cuda-gpus, not same-device): wrong" in out and "claimed (no-cuda-gpus)" in out
+
+
+def test_a_cublas_status_names_the_product_and_its_dtype(capsys):
+    """TORCH_CUDABLAS_CHECK prints the call as written (aten/src/ATen/cuda/Exceptions.h): its
+    routine says whether the product is batched, its CUDA_R_* types or its letter the dtype."""
+    paste = (  # opendatalab/MinerU#1508, a Tesla M40
+        "RuntimeError: CUDA error: CUBLAS_STATUS_NOT_SUPPORTED when calling "
+        "`cublasGemmStridedBatchedEx(handle, opa, opb, (int)m, (int)n, (int)k, (void*)&falpha, a, "
+        "CUDA_R_16BF, (int)lda, stridea, b, CUDA_R_16BF, (int)ldb, strideb, (void*)&fbeta, c, "
+        "CUDA_R_16BF, (int)ldc, stridec, (int)num_batches, compute_type, "
+        "CUBLAS_GEMM_DEFAULT_TENSOR_OP)`"
+    )
+    assert errors.main([paste]) == 0
+    said = errors.normalize(capsys.readouterr().out)
+    assert "batched matrix product" in said and "in bfloat16" in said
+    assert "compute capability 8.0" in said
+    sgemm = (
+        "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling "
+        "`cublasSgemm( handle, opa, opb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc)`"
+    )
+    assert errors.main([sgemm]) == 0
+    said = errors.normalize(capsys.readouterr().out)
+    assert "a matrix product (Linear, mm, matmul) in float32" in said
+    assert "compute capability" not in said.split("What it means")[0]
+
+
+def test_a_cudnn_status_is_read_by_its_group(capsys):
+    assert errors.main(["RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR"]) == 0
+    said = errors.normalize(capsys.readouterr().out)
+    assert "In your paste: cuDNN returned CUDNN_STATUS_MAPPING_ERROR" in said
+    assert errors.main(["cuDNN error: CUDNN_STATUS_NOT_SUPPORTED_SHAPE"]) == 0
+    assert "no implementation for these inputs" in errors.normalize(capsys.readouterr().out)
