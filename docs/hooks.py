@@ -471,7 +471,9 @@ def _identifiers_whole(html: str) -> str:
     return _CELL.sub(lambda cell: _BARE_CODE.sub(r'<code class="ident">\1</code>', cell[0]), html)
 
 
-_API_CODE = re.compile(r"<code>(torch(?:\.[A-Za-z_]\w*)+)(?=[(<])")
+# The name that starts inline code, whatever follows it: a call, nothing, or more code
+# (`torch.backends.cudnn.enabled = False` must give `cudnn.enabled` too).
+_API_CODE = re.compile(r"<code>(torch(?:\.[A-Za-z_]\w*)+)(?!\w)")
 _SEARCH_ONLY = re.compile(r'<span class="search-only" hidden><sub>[^<]*</sub></span>')
 
 
