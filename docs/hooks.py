@@ -58,6 +58,7 @@ from mkdocs.exceptions import PluginError
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from dojo import catalogue as _catalogue  # noqa: E402
+from dojo import errors as _errors  # noqa: E402
 
 sys.path.remove(str(ROOT))
 
@@ -590,6 +591,35 @@ def _discussion_terms(html: str, src: str) -> str:
     )
 
 
+def _whole_messages(html: str, src: str) -> str:
+    """On Troubleshooting, an entry whose heading is the start of another entry's heading also
+    holds in its heading, for the search index only, the rest of its message's first line as
+    torch prints it. A reader pastes the whole message, and "Expected all tensors to be on the
+    same device, but found at least two devices, cuda:0 and cpu!" matched more of the title of
+    the dispatcher's entry, whose heading runs on past the shared start, than of its own.
+    (Every entry's whole message in its heading put long messages' titles first for short
+    searches.) Set aside like the shorter API forms (`_SEARCH_ONLY`); search results hide
+    `sub`."""
+    if src != "troubleshooting.md":
+        return html
+    entries = _errors.load()
+    for entry in entries:
+        line = entry.message.splitlines()[0]
+        longer = any(o is not entry and o.phrase.startswith(entry.phrase) for o in entries)
+        if not (longer and line.startswith(entry.phrase) and line[len(entry.phrase) :].strip()):
+            continue
+        rest = html_escape(line[len(entry.phrase) :].strip())
+        sub = f'<span class="search-only" hidden><sub> {rest}</sub></span>'
+        html = re.sub(
+            rf'(<h3 id="{entry.id}">.*?)(?=<a class="headerlink"|</h3>)',
+            lambda m, sub=sub: m[1] + sub,
+            html,
+            count=1,
+            flags=re.S,
+        )
+    return html
+
+
 def on_page_content(html: str, page, config, files) -> str:
     """Give each indented code line its depth (`--i`), for the hanging indent; then set the
     blocks left out of search aside until `on_page_context`.
@@ -608,6 +638,7 @@ def on_page_content(html: str, page, config, files) -> str:
     html = _identifiers_whole(html)
     html = _search_forms(html)
     html = _discussion_terms(html, page.file.src_uri)
+    html = _whole_messages(html, page.file.src_uri)
     aside = _set_aside[page.file.src_uri] = []
 
     def set_aside(block: re.Match) -> str:
