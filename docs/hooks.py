@@ -50,6 +50,7 @@ import os
 import re
 import sys
 from html import escape as html_escape
+from html import unescape as html_unescape
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -57,6 +58,7 @@ from mkdocs.exceptions import PluginError
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from dojo import catalogue as _catalogue  # noqa: E402
+from dojo import errors as _errors  # noqa: E402
 
 sys.path.remove(str(ROOT))
 
@@ -471,7 +473,9 @@ def _identifiers_whole(html: str) -> str:
     return _CELL.sub(lambda cell: _BARE_CODE.sub(r'<code class="ident">\1</code>', cell[0]), html)
 
 
-_API_CODE = re.compile(r"<code>(torch(?:\.[A-Za-z_]\w*)+)(?=[(<])")
+# The name that starts inline code, whatever follows it: a call, nothing, or more code
+# (`torch.backends.cudnn.enabled = False` must give `cudnn.enabled` too).
+_API_CODE = re.compile(r"<code>(torch(?:\.[A-Za-z_]\w*)+)(?!\w)")
 _SEARCH_ONLY = re.compile(r'<span class="search-only" hidden><sub>[^<]*</sub></span>')
 
 
@@ -504,19 +508,63 @@ _TOUCHING_TOKENS = re.compile(r'(?<! )</span>(?=<span class="[\w ]+">(?![)\]},:;
 _BREAKABLE_TOKEN = re.compile(
     r'<span class="([\w ]+)">(?=[^<\s]{0,15}[-?!/)\]}%|])(?=[^<\s]{2,16}</span>)'
 )
+# A longer one (a regex string, `"\b(?:Sparse)?(CPU|CUDA|...)"`) is kept whole where the
+# code box is wide enough for it on a continuation row, and breaks there only where it is not.
+_LONG_BREAKABLE_TOKEN = re.compile(r'<span class="([\w ]+)">([^<\s]*[-?!/)\]}%|][^<\s]*)</span>')
+# A code line: its number in its block, its depth (`--i`, set by _LINE), and its content.
+_CODE_LINE = re.compile(
+    r'<span id="__span-\d+-(\d+)"(?: style="--i:(\d+)")?>.*?(?=<span id="__span-|</code>)', re.S
+)
+# No break between a string's prefix and its quote: `r` / `"\btorch..."` (Pygments: `sa`).
+_AFTER_AFFIX = re.compile(r'(<span class="sa">[^<]*</span>)<wbr>')
 _CODE_BLOCK = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
+
+
+def _fit_class(line: re.Match, widths: set[int]) -> str:
+    """Each long breakable token of a code line gets class `fit-N`, N being the code box's
+    width in columns from which it fits a continuation row whole: its length, the line's
+    hanging indent (depth + 4, docs/stylesheets/katas.css), and on the first two lines the
+    2em kept clear of the copy button (4 columns). Where the box is narrower, the token
+    breaks where it must, after a `|` rather than inside a word."""
+    depth = int(line[2] or 0) + 4 + (4 if int(line[1]) <= 2 else 0)
+
+    def fit(token: re.Match) -> str:
+        length = len(html_unescape(token[2]))
+        if length <= 16:
+            return token[0]
+        widths.add(length + depth)
+        # Where it is too long for a row, it breaks after a `|`, which Chromium does not take
+        # as a break of its own (`Long|In` / `t` without it). A <wbr> breaks even in `nowrap`:
+        # where the token fits, the rule below takes them out.
+        text = re.sub(r"\|(?=.)", "|<wbr>", token[2])
+        return f'<span class="{token[1]} fit-{length + depth}">{text}</span>'
+
+    return _LONG_BREAKABLE_TOKEN.sub(fit, line[0])
 
 
 def _token_breaks(html: str) -> str:
     """A `<wbr>` between touching tokens of every code block, and short tokens marked whole:
-    where a line must wrap, it wraps at a token's edge. Neither adds text, so copying and
-    search see the code unchanged."""
+    where a line must wrap, it wraps at a token's edge. A long token with a break character
+    in it is kept whole by a container query, set in a `<style>` of the page's own, from the
+    width of code box where it fits a row. None of it adds text, so copying and search see
+    the code unchanged."""
+    widths: set[int] = set()
 
     def breaks(block: re.Match) -> str:
         code = _TOUCHING_TOKENS.sub("</span><wbr>", block[0])
-        return _BREAKABLE_TOKEN.sub(r'<span class="\1 nobreak">', code)
+        code = _AFTER_AFFIX.sub(r"\1", code)
+        code = _BREAKABLE_TOKEN.sub(r'<span class="\1 nobreak">', code)
+        return _CODE_LINE.sub(lambda line: _fit_class(line, widths), code)
 
-    return _CODE_BLOCK.sub(breaks, html)
+    html = _CODE_BLOCK.sub(breaks, html)
+    # `ch` in a container query is the code box's own (monospace) column: the box is the
+    # query container (katas.css, `container-type`).
+    rules = "".join(
+        f"@container (min-width: {n}ch) {{ .md-typeset pre > code .fit-{n} "
+        f"{{ white-space: nowrap; }} .md-typeset pre > code .fit-{n} wbr {{ display: none; }} }}"
+        for n in sorted(widths)
+    )
+    return html + (f"<style>{rules}</style>" if rules else "")
 
 
 _H1_END = re.compile(r"</h1>")
@@ -543,6 +591,35 @@ def _discussion_terms(html: str, src: str) -> str:
     )
 
 
+def _whole_messages(html: str, src: str) -> str:
+    """On Troubleshooting, an entry whose heading is the start of another entry's heading also
+    holds in its heading, for the search index only, the rest of its message's first line as
+    torch prints it. A reader pastes the whole message, and "Expected all tensors to be on the
+    same device, but found at least two devices, cuda:0 and cpu!" matched more of the title of
+    the dispatcher's entry, whose heading runs on past the shared start, than of its own.
+    (Every entry's whole message in its heading put long messages' titles first for short
+    searches.) Set aside like the shorter API forms (`_SEARCH_ONLY`); search results hide
+    `sub`."""
+    if src != "troubleshooting.md":
+        return html
+    entries = _errors.load()
+    for entry in entries:
+        line = entry.message.splitlines()[0]
+        longer = any(o is not entry and o.phrase.startswith(entry.phrase) for o in entries)
+        if not (longer and line.startswith(entry.phrase) and line[len(entry.phrase) :].strip()):
+            continue
+        rest = html_escape(line[len(entry.phrase) :].strip())
+        sub = f'<span class="search-only" hidden><sub> {rest}</sub></span>'
+        html = re.sub(
+            rf'(<h3 id="{entry.id}">.*?)(?=<a class="headerlink"|</h3>)',
+            lambda m, sub=sub: m[1] + sub,
+            html,
+            count=1,
+            flags=re.S,
+        )
+    return html
+
+
 def on_page_content(html: str, page, config, files) -> str:
     """Give each indented code line its depth (`--i`), for the hanging indent; then set the
     blocks left out of search aside until `on_page_context`.
@@ -561,6 +638,7 @@ def on_page_content(html: str, page, config, files) -> str:
     html = _identifiers_whole(html)
     html = _search_forms(html)
     html = _discussion_terms(html, page.file.src_uri)
+    html = _whole_messages(html, page.file.src_uri)
     aside = _set_aside[page.file.src_uri] = []
 
     def set_aside(block: re.Match) -> str:
