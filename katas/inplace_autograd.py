@@ -45,15 +45,15 @@ def _tensors(func: str, params: Iterable[object]) -> Iterator[torch.Tensor]:
 def init_constant_(model: nn.Module, value: float) -> nn.Module:
     """Set every entry of every parameter of `model` to `value`; return `model`.
 
-    Only the parameters' values change, in place. Autograd sees the change (each parameter's
-    version counter, `_version`, goes up) and records none of it.
+    Only the parameters' values change, in place: each parameter stays the same leaf tensor,
+    with the `requires_grad` it had, and its version counter, `_version`, goes up.
 
     Written for you: the argument checks (bad arguments are refused there) and the `return`.
     """
     if not isinstance(model, nn.Module):
         raise TypeError(f"init_constant_: model must be an nn.Module, not {type(model).__name__}")
     _check_number("init_constant_", "value", value)
-    # TODO(inplace_autograd): set the parameters so that autograd sees the change but does not record it
+    # TODO(inplace_autograd): set every parameter to `value`, in place
     raise NotImplementedError("inplace_autograd: init_constant_")
     return model
 
@@ -63,7 +63,8 @@ def sgd_step_(params: Iterable[torch.Tensor], lr: float) -> None:
     `p` that has a gradient becomes `p - lr * p.grad`, and the next backward pass starts from
     no gradient. Nothing else changes.
 
-    The update is made as in `init_constant_`: in place, seen by autograd but not recorded.
+    Each update is made in place, as in `init_constant_`: the parameter stays the same leaf
+    tensor, and its `_version` goes up.
 
     Written for you: the argument checks (bad arguments are refused there; `_tensors` checks
     each entry of `params` as you iterate).
@@ -84,5 +85,5 @@ def sigmoid_plus_one(x: torch.Tensor) -> torch.Tensor:
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
         what = f"a {x.dtype} tensor" if isinstance(x, torch.Tensor) else type(x).__name__
         raise TypeError(f"sigmoid_plus_one: x must be a floating-point tensor, not {what}")
-    # TODO(inplace_autograd): compute sigmoid(x) + 1, leaving x and what autograd saved as they are
+    # TODO(inplace_autograd): compute sigmoid(x) + 1
     raise NotImplementedError("inplace_autograd: sigmoid_plus_one")

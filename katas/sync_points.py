@@ -46,8 +46,8 @@ def train_and_log(
 ) -> list[float]:
     """Train for one pass over `batches`; return every step's loss as a Python float.
 
-    The host waits for the device once, after the last step. The log keeps each step's loss
-    and nothing more of that step.
+    The host waits for the device once, after the last step. Like the given loop's, the
+    memory it holds grows by one number per step: the log's.
 
     Written for you: the argument checks (bad batches are refused there), and the training
     loop most tutorials show. It trains correctly, on each batch as it arrives and from fresh

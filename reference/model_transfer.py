@@ -96,10 +96,8 @@ def model_device(model: nn.Module) -> torch.device:
 
 def move_model(model: nn.Module, device: str | torch.device) -> nn.Module:
     """Put all of `model`'s tensors on `device`, in place; return `model` itself. Whoever holds
-    its parameters (an optimizer built before the move) still holds the model's own.
-
-    (`meta`, which holds no data, is the one device where torch itself makes new Parameters on
-    a move, unless `torch.__future__.set_swap_module_params_on_conversion(True)` is in effect.)
+    its parameters (an optimizer built before the move) still holds the model's own, wherever
+    torch can move a Parameter and keep it (on `meta`, a device without data, it may not).
 
     The given checks refuse a device that does not exist here, before anything moves, and bad
     arguments: `target` is a device this process has.
@@ -153,9 +151,10 @@ def load_checkpoint(
     `model` itself, on `device`, holding the checkpoint's values, with its own Parameters as
     `move_model` keeps them (`meta` holds no values: there only the names and shapes load).
 
-    A checkpoint that would run code while it is read is refused with `pickle.UnpicklingError`,
-    and the model is left as it was. The given checks refuse a device that does not exist here,
-    before the checkpoint is read, and bad arguments: `target` is a device this process has.
+    A checkpoint that would run code while it is read is refused, with the error `torch.load`
+    itself raises when it refuses such a file, and the model is left as it was. The given
+    checks refuse a device that does not exist here, before the checkpoint is read, and bad
+    arguments: `target` is a device this process has.
     """
     call = f"load_checkpoint({source!r}, model, {device!r})"
     _check_model(model, call)

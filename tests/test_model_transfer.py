@@ -541,7 +541,9 @@ def close(a: torch.Tensor, b: torch.Tensor) -> bool:
     return torch.allclose(a, b, rtol=1e-9, atol=1e-12)
 
 
-def check_step(call, model, got, want_loss, want_weight, want_bias, hint=3):
+def check_step(call, model, got, want_loss, want_weight, want_bias, hint=3, piled=None):
+    """`piled`: the (weight, bias) a step would leave if it took the gradients already in
+    .grad along with this batch's; when the model holds those, the message says so."""
     assert type(got) is float, say(
         call,
         f"returned {got!r}, a {type(got).__name__}; expected the loss as a Python float "
@@ -552,6 +554,17 @@ def check_step(call, model, got, want_loss, want_weight, want_bias, hint=3):
         call, f"returned {got}; the loss of this batch before the step is {want_loss}", hint=hint
     )
     ok = close(model.weight.detach(), want_weight) and close(model.bias.detach(), want_bias)
+    if not ok and piled is not None:
+        took_old = close(model.weight.detach(), piled[0]) and close(model.bias.detach(), piled[1])
+        assert not took_old, say(
+            call,
+            "moved the weights by this batch's gradient plus the gradients .grad already held: "
+            "backward() adds each gradient into .grad, it does not replace what is there, so a "
+            "step takes whatever an earlier backward() left along with this batch's"
+            f"\n got weight {model.weight.detach().tolist()}"
+            f"\nwant weight {want_weight.tolist()}",
+            hint=hint,
+        )
     assert ok, say(
         call,
         "left the weights different from one SGD step, w - lr * grad, with the gradient of "
@@ -583,12 +596,14 @@ def test_train_step_twice_uses_fresh_gradients(kata, data, problem, lr):
     y2 = make_tensor(y1.shape, torch.float64, seed + 1)
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
     loss_fn = nn.MSELoss()
-    _, w1, b1 = sgd_by_hand(model.weight.detach(), model.bias.detach(), x1, y1, lr, "mean")
+    w0, b0 = model.weight.detach().clone(), model.bias.detach().clone()
+    _, w1, b1 = sgd_by_hand(w0, b0, x1, y1, lr, "mean")
     want = sgd_by_hand(w1, b1, x2, y2, lr, "mean")
+    piled = (want[1] - (w0 - w1), want[2] - (b0 - b1))  # the first batch's step taken again
     kata.train_step(model, optimizer, loss_fn, x1, y1)
     got = kata.train_step(model, optimizer, loss_fn, x2, y2)
     call = "train_step(...) called a second time, on a new batch,"
-    check_step(call, model, got, *want, hint=1)
+    check_step(call, model, got, *want, hint=1, piled=piled)
 
 
 @given(problem=regression_problems(), lr=st.floats(0.001, 1.0), seed=st.integers(0, 2**31))
@@ -597,10 +612,11 @@ def test_train_step_ignores_stale_gradients(kata, problem, lr, seed):
     want = sgd_by_hand(model.weight.detach(), model.bias.detach(), x, y, lr, "mean")
     for k, p in enumerate(model.parameters()):  # left over from, say, an earlier backward()
         p.grad = make_tensor(p.shape, p.dtype, seed + k)
+    piled = (want[1] - lr * model.weight.grad, want[2] - lr * model.bias.grad)
     optimizer = torch.optim.SGD(model.parameters(), lr=lr)
     call = "train_step(...) on a model whose .grad already held old gradients"
     got = kata.train_step(model, optimizer, nn.MSELoss(), x, y)
-    check_step(call, model, got, *want, hint=1)
+    check_step(call, model, got, *want, hint=1, piled=piled)
 
 
 @given(problem=regression_problems(), lr=st.floats(0.001, 1.0))
@@ -723,7 +739,14 @@ def test_load_checkpoint_refuses_a_checkpoint_that_runs_code(kata, arch, seed):
         refused = True
     except Exception as err:
         pytest.fail(
-            say(call, f"raised {type(err).__name__}: {err}; expected UnpicklingError", hint=2),
+            say(
+                call,
+                f"raised {type(err).__name__}: {err}; the contract's refusal is the error "
+                "torch.load itself raises for a file that would run code, "
+                "pickle.UnpicklingError, so that a caller can tell this refusal from other "
+                "failures",
+                hint=2,
+            ),
             pytrace=False,
         )
     else:
@@ -734,7 +757,12 @@ def test_load_checkpoint_refuses_a_checkpoint_that_runs_code(kata, arch, seed):
         "but tensors and plain containers (weights_only=True)",
         hint=2,
     )
-    assert refused, say(call, "returned normally; expected pickle.UnpicklingError", hint=2)
+    assert refused, say(
+        call,
+        "returned normally, so its caller cannot tell the checkpoint was refused; expected the "
+        "error torch.load itself raises for a file that would run code, pickle.UnpicklingError",
+        hint=2,
+    )
     changed = same_state(model, before)
     assert not changed, say(call, f"changed {', '.join(changed)} before refusing", hint=2)
 

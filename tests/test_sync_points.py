@@ -483,7 +483,7 @@ def test_train_and_log_keeps_no_graph_alive(kata, problem):
                 f"still held the autograd graph of step {older} when step {step} began. A "
                 "loss tensor holds, through its grad_fn, the whole graph of its step (every "
                 "activation saved for backward()), so whatever keeps the tensor keeps the "
-                "graph, and memory grows with every step",
+                "graph: memory grows by a whole step's graph per step, not by one number",
                 hint=2,
             ),
             pytrace=False,
