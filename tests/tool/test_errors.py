@@ -714,6 +714,7 @@ FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its
     "too-many-open-files",
     "corrupt-checkpoint",
     "autocast-device-type",
+    "barrier-device-unknown",
 ]
 
 
