@@ -715,6 +715,7 @@ FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its
     "corrupt-checkpoint",
     "autocast-device-type",
     "barrier-device-unknown",
+    "checkpoint-newer-format",
 ]
 
 
