@@ -705,6 +705,17 @@ FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its
     "gradscaler-call-order",
     "gradscaler-no-inf-checks",
     "nvml-init",
+    # issue 27's families for torch's Python messages (helper err27c)
+    "init-process-group-twice",
+    "store-barrier-timeout",
+    "backend-not-built",
+    "dataloader-conflicting-options",
+    "dataloader-needs-workers",
+    "too-many-open-files",
+    "corrupt-checkpoint",
+    "autocast-device-type",
+    "barrier-device-unknown",
+    "checkpoint-newer-format",
 ]
 
 
