@@ -997,3 +997,14 @@ def test_a_console_line_wrapped_in_the_middle_of_a_word_is_read_whole():
     wrapped = warning.replace("along di", "along di\n")
     assert errors.find(wrapped)[0].id == "gather-scalars"
     assert errors.find(wrapped.replace("di\n", "di \n")) == []  # a space there is two words
+
+
+def test_an_input_that_overlaps_the_written_to_tensor_is_the_overlap_family():
+    """The memory-overlap check's other half (aten/src/ATen/MemoryOverlap.cpp): an input that is
+    a view of the tensor written in place, as torch 2.13 raises it on the CPU."""
+    import torch
+
+    a = torch.ones(1, 2)
+    with pytest.raises(RuntimeError) as raised:
+        a -= a[:, :1]
+    assert errors.find(str(raised.value))[0].id == "written-to-tensor-overlaps"
