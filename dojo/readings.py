@@ -264,7 +264,8 @@ def _where(text: str, context: str = "") -> list[str]:
 
 def _state_dict(text: str) -> tuple[list[str], list[str]]:
     def keys(label: str) -> list[str]:
-        end = r"(?:\. (?:Unexpected|Missing|size)|$)"
+        # the next list, after a full stop, or after a comma where a paste cut the list short
+        end = r"(?:[.,]? (?:Unexpected|Missing|size)|$)"
         part = re.search(rf"{label} key\(s\) in state_dict: (.*?){end}", text)
         return re.findall(r'"([^"]+)"', part.group(1)) if part else []
 
@@ -337,6 +338,15 @@ def applies(entry_id: str, text: str) -> bool:
         both = missing and unexpected
         if both and all(k.startswith("module.") for k in missing + unexpected):
             return False  # both sides wrapped: the names differ after the prefix
+        bare = lambda ks: {k.removeprefix("module.") for k in ks}  # noqa: E731
+        if both and not bare(missing) & bare(unexpected):
+            # no key of one side is a key of the other with `module.` added or taken away:
+            # the prefix is not what keeps them apart (a checkpoint that holds the weights
+            # under "state_dict", another architecture)
+            return False
+        wrapper = re.search(r"state_dict for (?:DataParallel|DistributedDataParallel)\b", text)
+        if wrapper and unexpected and all(k.startswith("module.") for k in unexpected):
+            return False  # the model is the wrapper, so its own keys carry `module.` too
     return True
 
 
