@@ -671,7 +671,18 @@ def test_to_numpy_resolves_conjugate_and_negative_bits(kata, shape, dtype, seed,
         "z.conj().t()": lambda: z.conj().t(),
     }[how]()
     text = f"to_numpy(x, copy={copy}) with x = {how} (is_conj={x.is_conj()}, is_neg={x.is_neg()})"
-    array = say.call(text, kata.to_numpy, x, copy=copy, hint=3)
+    array = say.call(
+        text,
+        kata.to_numpy,
+        x,
+        copy=copy,
+        hint=3,
+        expected=(
+            "x's values: x is a lazy conjugate (or negation), a view of z's storage with a "
+            "flag that says to conjugate when read, and numpy arrays carry no such flag, so "
+            "the array must hold the values the flag gives, in memory of its own"
+        ),
+    )
     want = x.resolve_conj().resolve_neg().numpy()
     assert isinstance(array, np.ndarray) and array.dtype == want.dtype, say(
         text,

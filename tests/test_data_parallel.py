@@ -606,8 +606,14 @@ def test_scatter_sizes_match_chunking_a_real_batch(kata, batch, n):
         call, f"returned {got!r}; expected a list of ints", hint=4
     )
     assert sum(got) == batch, say(call, f"returned {got}, which sums to {sum(got)}", hint=4)
+    idle = n - len(want)
     assert got == want, say(
-        call, f"returned {got}; batch.chunk({n}) gives {want} (DataParallel's scatter)", hint=2
+        call,
+        f"returned {got}; DataParallel's scatter gives {want}. It splits a batch as "
+        f"batch.chunk({n}) does, not as evenly as it can: {want[0]} row(s) to each device in "
+        "turn until the rows run out, so the last device gets what is left"
+        + (f", and {idle} of the {n} GPUs get no rows at all" if idle else ""),
+        hint=2,
     )
 
 

@@ -1,7 +1,7 @@
 """Checks CUDA's and MPS's indices and the CPU's, and takes any meta index as the one meta device.
 
 Written from: the kata page and the stub only.
-Message: there is one meta device
+Message: a name is only a request
 
 Written by a learner (a data scientist who trains from
 tutorials) as a first attempt, before any check, on 2026-11-27 after the contracts were cut
