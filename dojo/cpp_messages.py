@@ -161,13 +161,24 @@ def _piece(arg: str) -> str | None:
     return "".join(_unescape(m.group(1)) for m in literals)
 
 
+# A message kept in a named constant (`const char* ERR_BACKWARD_TWICE = "..." "...";`), which a
+# macro then names instead of spelling it out.
+_CONSTANT = re.compile(
+    r'(?:const\s+)?char\s*(?:const\s*)?\*\s*(?:const\s+)?(\w+)\s*=\s*((?:\s*(?:u8|L|u|U)?"(?:[^"\\\n]|\\.)*")+)\s*;'
+)
+
+
+def _constants(source: str) -> dict[str, str]:
+    return {m.group(1): _piece(m.group(2)) or "" for m in _CONSTANT.finditer(source)}
+
+
 def _is_message(text: str) -> bool:
     return len(text.replace(PLACEHOLDER, " ").split()) >= 3
 
 
 def extract(source: str, path: str) -> list[CppSourceMessage]:
     """Every topic macro in `source` whose message has a literal piece; `path` names the file."""
-    found = []
+    found, constants = [], _constants(source)
     for match in _CALL.finditer(source):
         line_start = source.rfind("\n", 0, match.start()) + 1
         if source[line_start : match.start()].lstrip().startswith("#"):
@@ -180,7 +191,7 @@ def extract(source: str, path: str) -> list[CppSourceMessage]:
         skip = _SKIP.get(macro, 1)
         pieces, text = [], []
         for arg in args[skip:]:
-            piece = _piece(arg)
+            piece = _piece(arg) if arg not in constants else constants[arg] or None
             if piece is None:
                 text.append(PLACEHOLDER)
             else:

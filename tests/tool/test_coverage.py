@@ -258,7 +258,11 @@ def test_the_extractor_joins_literals_and_marks_what_is_built_at_run_time():
           AT_ERROR("no device ", name, " is here");
           TORCH_CHECK(x, "two words");
           TORCH_CHECK(y);
+          TORCH_CHECK(z, ERR_TWICE);
         }
+        const char* ERR_TWICE =
+            "Trying to backward through "
+            "the graph twice";
         """
     )
     found = cpp_messages.extract(source, "c10/cuda/X.cpp")
@@ -267,6 +271,7 @@ def test_the_extractor_joins_literals_and_marks_what_is_built_at_run_time():
         (3, "TORCH_CHECK", f"Expected a positive count, but got {p} (on {p})"),
         (7, "TORCH_INTERNAL_ASSERT", "the allocator lost a block"),
         (8, "AT_ERROR", f"no device {p} is here"),
+        (11, "TORCH_CHECK", "Trying to backward through the graph twice"),  # a named constant
     ]
     assert found[0].pieces == ("Expected a positive count, but got ", " (on ", ")")
     assert found[0].longest == "Expected a positive count, but got "
