@@ -224,6 +224,7 @@ class CppSources:
     headers: int  # how many came from the installed torch's headers
     extracted: int  # how many from the committed extraction of the .cpp/.cu files
     absent: list[str] | None  # extracted messages not in the libraries; None: not checked here
+    pending: tuple[str, ...] = ()  # .cpp/.cu files of the scope not extracted yet
 
 
 def cpp_source_messages(site: Path, extraction: cpp_sources.Extraction | None = None) -> CppSources:
@@ -235,7 +236,7 @@ def cpp_source_messages(site: Path, extraction: cpp_sources.Extraction | None = 
     extraction = extraction or cpp_sources.committed()
     found = [Message(m.source, m.text, m.macro) for m in headers + extraction.messages]
     absent = cpp_sources.absent_pieces(site, extraction.messages)
-    return CppSources(found, len(headers), len(extraction.messages), absent)
+    return CppSources(found, len(headers), len(extraction.messages), absent, extraction.pending)
 
 
 def _lib(site: Path, pattern: str) -> Path | None:
@@ -410,6 +411,11 @@ def main(argv: list[str] | None = None) -> int:
             else " (pieces not looked up: no CUDA build here)"
         )
     )
+    if sources.pending:
+        print(
+            f"  NOT YET EXTRACTED: {len(sources.pending)} .cpp/.cu files of the topic paths "
+            f"({cpp_sources.SOURCES.name}'s pending list), so their messages are not checked"
+        )
     messages += sources.messages
     tables = library_messages(args.torch)
     print(f"cuDNN, cuBLAS and NCCL status tables: {len(tables)} statuses")

@@ -238,6 +238,7 @@ class Extraction:
     files: dict[str, str]  # PyTorch path -> the commit it was read at
     messages: list[CppSourceMessage]
     dropped: list[tuple[CppSourceMessage, str]] = field(default_factory=list)  # and why
+    pending: tuple[str, ...] = ()  # .cpp/.cu files of the scope not extracted yet
 
 
 def committed(path: Path = SOURCES) -> Extraction:
@@ -256,7 +257,7 @@ def committed(path: Path = SOURCES) -> Extraction:
         )
         for m in raw.get("dropped", [])
     ]
-    return Extraction(tuple(raw["paths"]), files, messages, dropped)
+    return Extraction(tuple(raw["paths"]), files, messages, dropped, tuple(raw.get("pending", ())))
 
 
 def absent_pieces(site: Path, messages: list[CppSourceMessage]) -> list[str] | None:
@@ -281,6 +282,15 @@ def write(extraction: Extraction, note: str) -> str:
     """The text of coverage-cpp-sources.toml for `extraction`; `note` heads it as comments."""
     out = [f"# {line}".rstrip() for line in note.splitlines()]
     out += ["", "paths = [", *(f"    {_toml_str(p)}," for p in extraction.paths), "]", ""]
+    out += [
+        "# The .cpp/.cu files of the scope not extracted yet: the paths' files that",
+        "# pytorch/pytorch's stored listing names (its union over history: a few may be gone",
+        "# from the newest release).",
+        "pending = [",
+        *(f"    {_toml_str(p)}," for p in extraction.pending),
+        "]",
+        "",
+    ]
     for p, commit in sorted(extraction.files.items()):
         out += ["[[file]]", f"path = {_toml_str(p)}", f"commit = {_toml_str(commit)}", ""]
     for m, reason in extraction.dropped:
@@ -340,7 +350,10 @@ def main(argv: list[str]) -> int:
         keep = [m for m in found if _absent_line(m) not in absent]
         dropped = [(m, why) for m in found if _absent_line(m) in absent]
         note = NOTE + f"\nChecked against torch {version}: {len(dropped)} dropped, with the reason."
-        SOURCES.write_text(write(Extraction(CPP_TOPIC_PATHS, files, keep, dropped), note))
+        before = committed().pending if SOURCES.exists() else ()
+        pending = tuple(p for p in before if p not in files)
+        extraction = Extraction(CPP_TOPIC_PATHS, files, keep, dropped, pending)
+        SOURCES.write_text(write(extraction, note))
         print(
             f"{len(keep)} messages from {len(files)} files into {SOURCES.name}, "
             f"{len(dropped)} dropped"

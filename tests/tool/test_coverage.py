@@ -243,6 +243,12 @@ def test_the_extractions_scope_is_the_path_list_its_header_names():
     assert {m.path for m in extraction.messages} <= set(extraction.files)
     assert all(m.longest in m.text for m in extraction.messages)
     assert all(reason.strip() for _, reason in extraction.dropped)
+    # what is not extracted yet is named, never silently outside the check: every .cpp/.cu file
+    # the path list names is extracted or pending, and pending files lie inside the scope
+    named = [p for p in cpp_messages.CPP_TOPIC_PATHS if p.endswith((".cpp", ".cu"))]
+    assert set(named) <= set(extraction.files) | set(extraction.pending)
+    assert all(cpp_messages.in_scope(p) for p in extraction.pending)
+    assert not set(extraction.pending) & set(extraction.files)
 
 
 def test_the_extractor_joins_literals_and_marks_what_is_built_at_run_time():
