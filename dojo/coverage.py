@@ -22,6 +22,11 @@ is a re-run: its new messages fail the check until each gets a family or a reaso
 read by hand from PyTorch's sources: the wheels hold them only as fragments without their
 paths. Each listed fragment must be in its library of the installed torch (a release whose
 text changed fails), and each listed text is checked like the others;
+- the C++ messages enumerated from PyTorch's sources for the topic paths of
+`dojo.cpp_messages.CPP_TOPIC_PATHS`: the headers the installed torch ships, and the committed
+extraction of the .cpp/.cu files (`dojo/coverage-cpp-sources.toml`; with the CUDA build
+installed, each message's longest literal piece must be in torch/lib). Internal asserts are
+left out by their macro (`[[macro]]` in coverage-left-out.toml), with the reason;
 - the status tables of the libraries torch prints as they are, read from the libraries the CUDA
 build installs (no GPU needed): cuDNN's `cudnnGetErrorString` ("cuDNN error: ..."), cuBLAS's
 status names ("CUDA error: CUBLAS_STATUS_... when calling `...`") and NCCL's
@@ -38,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dojo import _toml, errors
+from dojo import cpp_messages as cpp_sources
 
 # Where the topics' Python messages live, relative to the folder that holds the `torch`
 # package. The list is the issue's (torch/cuda, torch/nn/parallel, torch/distributed,
@@ -63,6 +69,7 @@ PLACEHOLDER = "cuda:0"  # stands for what an f-string or a .format() fills in at
 class Message:
     source: str  # `torch/cuda/__init__.py:230`, `cudaGetErrorString(716) cudaErrorMisaligned...`
     text: str
+    kind: str = ""  # for a C++ message, its macro (TORCH_CHECK, TORCH_INTERNAL_ASSERT, ...)
 
     @property
     def where(self) -> str:
@@ -211,6 +218,27 @@ def cpp_messages(site: Path, listed: list[CppMessage]) -> CppCheck:
     return check
 
 
+@dataclass
+class CppSources:
+    messages: list[Message]  # every enumerated C++ message, to be answered like the others
+    headers: int  # how many came from the installed torch's headers
+    extracted: int  # how many from the committed extraction of the .cpp/.cu files
+    absent: list[str] | None  # extracted messages not in the libraries; None: not checked here
+    pending: tuple[str, ...] = ()  # .cpp/.cu files of the scope not extracted yet
+
+
+def cpp_source_messages(site: Path, extraction: cpp_sources.Extraction | None = None) -> CppSources:
+    """The C++ topic messages enumerated from PyTorch's sources (`dojo.cpp_messages`): the
+    topic paths' headers in the torch under `site`, and the committed extraction of their
+    .cpp/.cu files, whose longest pieces are looked up in torch/lib when the CUDA build is
+    installed there."""
+    headers = cpp_sources.header_messages(site)
+    extraction = extraction or cpp_sources.committed()
+    found = [Message(m.source, m.text, m.macro) for m in headers + extraction.messages]
+    absent = cpp_sources.absent_pieces(site, extraction.messages)
+    return CppSources(found, len(headers), len(extraction.messages), absent, extraction.pending)
+
+
 def _lib(site: Path, pattern: str) -> Path | None:
     libs = sorted((site / "nvidia").rglob(pattern)) if (site / "nvidia").is_dir() else []
     return libs[0] if libs else None
@@ -267,6 +295,7 @@ class LeftOut:
     folders: dict[str, str]  # source folder -> why its messages are not the index's
     texts: dict[str, str]  # message text -> why
     releases: dict[str, tuple[str, ...]] = field(default_factory=dict)  # text -> "2.13", ...
+    macros: dict[str, str] = field(default_factory=dict)  # C++ macro -> why its messages are not
 
 
 def left_out(path: Path = LEFT_OUT) -> LeftOut:
@@ -275,10 +304,11 @@ def left_out(path: Path = LEFT_OUT) -> LeftOut:
     folders = {g["path"]: g["reason"] for g in raw.get("folder", [])}
     texts = {m["text"]: m["reason"] for m in raw.get("message", [])}
     releases = {m["text"]: tuple(m.get("torch", LISTED_FROM)) for m in raw.get("message", [])}
-    for where, reason in [*folders.items(), *texts.items()]:
+    macros = {m["name"]: m["reason"] for m in raw.get("macro", [])}
+    for where, reason in [*folders.items(), *texts.items(), *macros.items()]:
         if not reason.strip():
             raise ValueError(f"{path.name}: {where!r} is left out without a reason")
-    return LeftOut(folders, texts, releases)
+    return LeftOut(folders, texts, releases, macros)
 
 
 def release(version: str) -> str:
@@ -318,6 +348,8 @@ def check(messages: list[Message], listed: LeftOut, installed: str | None = None
             report.generic.append((message, found[0].id))
         elif folder is not None:
             report.folder_left.append((message, listed.folders[folder]))
+        elif message.kind and message.kind in listed.macros:
+            report.folder_left.append((message, listed.macros[message.kind]))
         elif message.text in listed.texts:
             report.text_left.append((message, listed.texts[message.text]))
         else:
@@ -368,6 +400,23 @@ def main(argv: list[str] | None = None) -> int:
         "torch/lib" + (f" ({', '.join(cpp.unchecked)} not installed here)" if cpp.unchecked else "")
     )
     messages += cpp.messages
+    sources = cpp_source_messages(args.torch)
+    print(
+        f"C++ messages enumerated from the sources of {len(cpp_sources.CPP_TOPIC_PATHS)} topic "
+        f"paths: {sources.headers} from the installed headers, {sources.extracted} from "
+        f"{cpp_sources.SOURCES.name}"
+        + (
+            ", their pieces looked up in torch/lib"
+            if sources.absent is not None
+            else " (pieces not looked up: no CUDA build here)"
+        )
+    )
+    if sources.pending:
+        print(
+            f"  NOT YET EXTRACTED: {len(sources.pending)} .cpp/.cu files of the topic paths "
+            f"({cpp_sources.SOURCES.name}'s pending list), so their messages are not checked"
+        )
+    messages += sources.messages
     tables = library_messages(args.torch)
     print(f"cuDNN, cuBLAS and NCCL status tables: {len(tables)} statuses")
     messages += tables
@@ -393,10 +442,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  STALE in {LEFT_OUT.name}: {line}")
     for line in cpp.absent:
         print(f"  CHANGED: {line}: the release's text differs from {CPP.name}")
+    for line in sources.absent or []:
+        print(f"  CHANGED: {line}: not in torch/lib; extract {cpp_sources.SOURCES.name} again")
+    if args.require_cuda and sources.absent is None:
+        print("FAIL: --require-cuda, and no libtorch_cuda.so for the extracted C++ messages")
+        return 1
     if args.require_cuda and (cpp.unchecked or not tables):
         print(f"FAIL: --require-cuda, and no {', '.join(cpp.unchecked) or 'status tables'} here")
         return 1
-    if not report.ok or cpp.absent:
+    if not report.ok or cpp.absent or sources.absent:
         print(
             f"FAIL: give each missed message a family in dojo/errors.toml, or list it in "
             f"{LEFT_OUT.name} with the reason; remove stale lines."

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dojo import coverage
+from dojo import coverage, cpp_messages
 
 ISSUE_PATHS = (  # issue 27 names these; the check must read every one of them
     "torch/cuda",
@@ -97,7 +97,14 @@ def test_every_listed_message_and_folder_has_a_reason():
     listed = coverage.left_out()
     assert listed.folders and all(r.strip() for r in listed.folders.values())
     assert all(r.strip() for r in listed.texts.values())
-    assert all(f.startswith(coverage.TOPIC_PATHS) for f in listed.folders)
+    # a folder left out lies inside a topic path, a Python one or a C++ one, and is not one
+    assert all(
+        f.startswith(coverage.TOPIC_PATHS) or cpp_messages.in_scope(f) for f in listed.folders
+    )
+    assert not set(listed.folders) & {*coverage.TOPIC_PATHS, *cpp_messages.CPP_TOPIC_PATHS}
+    # by macro: only the internal asserts, each with its reason
+    assert set(listed.macros) == {"TORCH_INTERNAL_ASSERT", "TORCH_INTERNAL_ASSERT_DEBUG_ONLY"}
+    assert all(r.strip() for r in listed.macros.values())
 
 
 def test_the_installed_torch_has_no_topic_message_the_index_misses(capsys):
@@ -201,3 +208,149 @@ def test_the_library_status_tables_are_read_where_the_cuda_build_is_installed():
     assert any("CUBLAS_STATUS_NOT_SUPPORTED" in t for t in texts)
     assert any("remote process exited or there was a network error" in t for t in texts)
     assert not coverage.check(tables, coverage.left_out()).missed
+
+
+# --- the C++ messages enumerated from PyTorch's sources (dojo/cpp_messages.py) ---------------
+
+BRIEF_PATHS = (  # the C++ topic paths issue 27's work named; the scope may grow, never shrink
+    "c10/cuda/",
+    "aten/src/ATen/cuda/",
+    "aten/src/ATen/TensorUtils.cpp",
+    "aten/src/ATen/native/TensorConversions.cpp",
+    "aten/src/ATen/native/Copy.cpp",
+    "aten/src/ATen/native/cuda/Copy.cu",
+    "aten/src/ATen/native/Memory.cpp",
+    "torch/csrc/cuda/",
+    "torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp",
+    "torch/csrc/distributed/c10d/NCCLUtils.cpp",
+    "torch/csrc/distributed/c10d/NCCLUtils.hpp",
+    "torch/csrc/autograd/VariableTypeUtils.h",
+    "torch/csrc/autograd/saved_variable.cpp",
+    "c10/core/Device.cpp",
+    "c10/core/DeviceType.cpp",
+    "c10/core/TensorImpl.h",
+)
+
+
+def test_the_extractions_scope_is_the_path_list_its_header_names():
+    """The committed extraction says which paths it covers; they are the check's paths, every
+    file it was read from lies inside them, and every message comes from one of its files."""
+    extraction = cpp_messages.committed()
+    assert extraction.paths == cpp_messages.CPP_TOPIC_PATHS
+    assert set(BRIEF_PATHS) <= set(cpp_messages.CPP_TOPIC_PATHS)
+    assert extraction.files and all(cpp_messages.in_scope(p) for p in extraction.files)
+    assert all(len(commit) == 40 for commit in extraction.files.values())
+    assert {m.path for m in extraction.messages} <= set(extraction.files)
+    assert all(m.longest in m.text for m in extraction.messages)
+    assert all(reason.strip() for _, reason in extraction.dropped)
+    # what is not extracted yet is named, never silently outside the check: every .cpp/.cu file
+    # the path list names is extracted or pending, and pending files lie inside the scope
+    named = [p for p in cpp_messages.CPP_TOPIC_PATHS if p.endswith((".cpp", ".cu"))]
+    assert set(named) <= set(extraction.files) | set(extraction.pending)
+    assert all(cpp_messages.in_scope(p) for p in extraction.pending)
+    assert not set(extraction.pending) & set(extraction.files)
+
+
+def test_the_extractor_joins_literals_and_marks_what_is_built_at_run_time():
+    source = textwrap.dedent(
+        """\
+        #define TORCH_CHECK(cond, ...) something("not a message of the topic")
+        void f(int n) {
+          TORCH_CHECK(
+              n > 0,  // a comment, with "a string" in it
+              "Expected a positive "
+              "count, but got ", n, " (on ", dev, ")");
+          TORCH_INTERNAL_ASSERT(ok, "the allocator lost a block");
+          AT_ERROR("no device ", name, " is here");
+          TORCH_CHECK(x, "two words");
+          TORCH_CHECK(y);
+          TORCH_CHECK(z, ERR_TWICE);
+        }
+        const char* ERR_TWICE =
+            "Trying to backward through "
+            "the graph twice";
+        """
+    )
+    found = cpp_messages.extract(source, "c10/cuda/X.cpp")
+    p = cpp_messages.PLACEHOLDER
+    assert [(m.line, m.macro, m.text) for m in found] == [
+        (3, "TORCH_CHECK", f"Expected a positive count, but got {p} (on {p})"),
+        (7, "TORCH_INTERNAL_ASSERT", "the allocator lost a block"),
+        (8, "AT_ERROR", f"no device {p} is here"),
+        (11, "TORCH_CHECK", "Trying to backward through the graph twice"),  # a named constant
+    ]
+    assert found[0].pieces == ("Expected a positive count, but got ", " (on ", ")")
+    assert found[0].longest == "Expected a positive count, but got "
+
+
+def test_an_extracted_message_neither_answered_nor_left_out_fails_the_check(tmp_path):
+    site = _torch(
+        tmp_path,
+        {
+            "torch/include/c10/cuda/New.h": """
+                TORCH_CHECK(ok, "the zorblax stream refused a frobnicated handle ", h);
+                TORCH_INTERNAL_ASSERT(ok, "the zorblax pool lost its handle count");
+            """,
+            "torch/include/c10/util/Other.h": 'TORCH_CHECK(ok, "outside the topic paths");\n',
+        },
+    )
+    empty = cpp_messages.Extraction(cpp_messages.CPP_TOPIC_PATHS, {}, [])
+    sources = coverage.cpp_source_messages(site, empty)
+    assert sources.headers == 2 and sources.absent is None  # no CUDA build: pieces not checked
+    text = f"the zorblax stream refused a frobnicated handle {coverage.PLACEHOLDER}"
+    report = coverage.check(sources.messages, coverage.LeftOut({}, {}))
+    assert {m.text for m in report.missed} == {text, "the zorblax pool lost its handle count"}
+    assert all(m.source.startswith("c10/cuda/New.h:") for m in report.missed)
+    assert not report.ok
+    macros = {"TORCH_INTERNAL_ASSERT": "torch's own consistency check"}
+    listed = coverage.LeftOut({}, {text: "why"}, macros=macros)
+    report = coverage.check(sources.messages, listed)
+    assert report.ok and len(report.folder_left) == 1 and len(report.text_left) == 1
+
+
+def test_an_extracted_message_whose_piece_the_cuda_build_lacks_is_reported(tmp_path):
+    lib = tmp_path / "torch" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "libtorch_cuda.so").write_bytes(b"\0No CUDA GPUs are available\0")
+    (lib / "libc10.so").write_bytes(b"\0Invalid device string: '\0")
+    messages = [
+        cpp_messages.CppSourceMessage(
+            "c10/cuda/F.cpp",
+            1,
+            "TORCH_CHECK",
+            "No CUDA GPUs are available",
+            ("No CUDA GPUs are available",),
+        ),
+        cpp_messages.CppSourceMessage(
+            "c10/core/Device.cpp",
+            2,
+            "TORCH_CHECK",
+            "Invalid device string: 'cuda:0'",
+            ("Invalid device string: '", "'"),
+        ),
+        cpp_messages.CppSourceMessage(
+            "c10/cuda/F.cpp",
+            3,
+            "TORCH_CHECK",
+            "device id must be positive!",
+            ("device id must be positive!",),
+        ),
+    ]
+    absent = cpp_messages.absent_pieces(tmp_path, messages)
+    assert absent == ["c10/cuda/F.cpp:3 TORCH_CHECK: 'device id must be positive!'"]
+    (lib / "libtorch_cuda.so").unlink()
+    assert cpp_messages.absent_pieces(tmp_path, messages) is None
+
+
+def test_the_installed_torchs_headers_give_the_cuda_topic_messages():
+    """The headers of the topic paths ship in every build, the CPU one too: the check reads
+    them from the installed release, so a new release's header messages are checked as they
+    are."""
+    sources = coverage.cpp_source_messages(_site())
+    texts = {m.text for m in sources.messages}
+    assert sources.headers > 50
+    assert "Both events must be recorded before calculating elapsed time." in texts
+    assert any(
+        t.startswith("Inplace update to inference tensor outside InferenceMode") for t in texts
+    )
+    assert sources.extracted == len(cpp_messages.committed().messages)
