@@ -266,8 +266,12 @@ def absent_pieces(site: Path, messages: list[CppSourceMessage]) -> list[str] | N
     lib = site / "torch" / "lib"
     if not (lib / "libtorch_cuda.so").is_file():
         return None
-    data = b"".join(p.read_bytes() for p in sorted(lib.glob("*.so*")) if p.is_file())
-    return [_absent_line(m) for m in messages if m.longest.encode() not in data]
+    absent = list(messages)  # one library in memory at a time, not all of them joined
+    for path in sorted(lib.glob("*.so*")):
+        if absent and path.is_file():
+            data = path.read_bytes()
+            absent = [m for m in absent if m.longest.encode() not in data]
+    return [_absent_line(m) for m in absent]
 
 
 def _absent_line(m: CppSourceMessage) -> str:

@@ -263,10 +263,12 @@ def _ranked(text: str) -> list[Entry]:
     """The entries that match `text` and whose reading of it does not rule them out, best
     first: an entry of a family before a `fallback` one, then the longest match, then the
     fewest wildcards, then the index's order."""
-    flat = normalize(strip_boilerplate(text))
-    # and as it read before a console wrapped a line in the middle of a word
-    unwrapped = normalize(_MIDWORD.sub("", strip_boilerplate(text).replace("\r\n", "\n")))
-    scored = [(max(e.score(flat), e.score(unwrapped)), n, e) for n, e in enumerate(load())]
+    stripped = strip_boilerplate(text)
+    flat = normalize(stripped)
+    # and as it read before a console wrapped a line in the middle of a word, when one did
+    unwrapped = normalize(_MIDWORD.sub("", stripped.replace("\r\n", "\n")))
+    forms = (flat,) if unwrapped == flat else (flat, unwrapped)
+    scored = [(max(e.score(t) for t in forms), n, e) for n, e in enumerate(load())]
     scored = [s for s in scored if s[0][0] and readings.applies(s[2].id, flat)]
     order = sorted(scored, key=lambda s: (s[2].fallback, -s[0][0], -s[0][1], s[1]))
     return [e for _, _, e in order]
