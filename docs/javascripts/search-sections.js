@@ -8,6 +8,13 @@
    (`data-md-score`, which Material writes on each result) when that is not the page itself;
    the section's own link stays where it is.
 
+   One exception to the score: a section whose heading holds the typed words as they stand
+   (the start of an error message, typed as a reader remembers it) goes first, the shortest
+   such heading when several do. Material adds a wildcard to every word, so a rare word that
+   merely starts like a typed one ("device*" reaching `device_type`) could outscore the entry
+   whose heading is the phrase itself (issue 29). A whole pasted message is longer than any
+   heading, so it is left to the score.
+
    Each kata has two pages: the kata page, read before the attempt, and its discussion, read
    after (it holds the hints and the solution). A result on a discussion page says so, with
    a label naming its kata ("Discussion of kata 10, Sync points"), taken from the site's
@@ -32,6 +39,30 @@
 
   let kataOf = null;
 
+  // Lower case, one space between words, no punctuation at the ends.
+  function normal(text) {
+    return text.toLowerCase().replace(/\s+/g, " ").replace(/^[\s.,:;!?]+|[\s.,:;!?]+$/g, "");
+  }
+
+  // The heading a result shows, without the text kept for search only (`sub`, hidden).
+  function heading(link) {
+    const title = link.querySelector("article h1, article h2");
+    if (!title) return "";
+    const copy = title.cloneNode(true);
+    copy.querySelectorAll("sub").forEach((s) => s.remove());
+    return normal(copy.textContent);
+  }
+
+  // The section whose heading holds the query as typed, the shortest if several do.
+  function phrase(sections) {
+    const box = document.querySelector("input.md-search__input");
+    const query = box ? normal(box.value) : "";
+    if (query.split(" ").length < 3) return null;
+    const holding = sections.filter((s) => heading(s).includes(query));
+    if (!holding.length) return null;
+    return holding.reduce((a, b) => (heading(b).length < heading(a).length ? b : a));
+  }
+
   function label(item) {
     const link = item.querySelector("a.md-search-result__link");
     const path = link && new URL(link.href, document.baseURI).pathname;
@@ -51,8 +82,9 @@
     const links = [...item.querySelectorAll("a.md-search-result__link")];
     if (links.length < 2) return;
     const [title, ...sections] = links;
-    const best = sections.reduce((a, b) => (score(b) > score(a) ? b : a));
-    if (score(best) > score(title)) {
+    const typed = phrase(sections);
+    const best = typed ?? sections.reduce((a, b) => (score(b) > score(a) ? b : a));
+    if (typed || score(best) > score(title)) {
       title.href = best.href;
       title.dataset.kataSection = "best";
     }

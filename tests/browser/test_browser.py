@@ -1005,28 +1005,20 @@ MAIN_ENTRY_QUERIES = [
         "devices, cuda:0 and cpu!",
         "same-device",
     ),
+    # typed further, the words are the start of the dispatcher variant's heading only
+    ("Expected all tensors to be on the same device, but got mat1", "same-device-dispatcher"),
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "since the autocast-device-type entry (heading 'Expected `device_type` of type `str`') "
-        "joined Troubleshooting, typing 'Expected all tensors to be on the same device' opens "
-        "it first: Material appends a wildcard to every word, and 'device*' reaches the rare "
-        "token 'device_type' in that short title, which outweighs the four words the "
-        "same-device title matches. Boosting each word's exact form in the query "
-        "(search-stop-words.js) put same-device-dispatcher first instead and sent 'CUDA error:' "
-        "to the GPU hosts page, so it was not kept (issue 29)"
-    ),
-)
 def test_the_most_searched_error_opens_its_main_entry_first(base_url, browser):
     """The first result (the link Enter follows, which docs/javascripts/search-sections.js
     points at the best-scoring section) is Troubleshooting's main entry for the message, not
     another entry that quotes it. Typed, it lost to `to*` matching `torch.cuda.amp...` while
     the stop words of its own heading were not indexed (mkdocs.yml: `pipeline: []`); pasted,
     to the entry whose heading runs on past the shared start (docs/hooks.py indexes the rest
-    of the main entry's message with its heading)."""
+    of the main entry's message with its heading). Typed, it later lost to `device*` reaching
+    the rare token `device_type` in autocast-device-type's short heading: a heading that holds
+    the typed words as they stand now goes first (docs/javascripts/search-sections.js)."""
     visit = Visit(browser, viewport=DESKTOP)
     try:
         page = visit.open(base_url, search_ready=True)
