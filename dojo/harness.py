@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import importlib
@@ -25,7 +26,9 @@ import importlib.util
 import inspect
 import os
 import re
+import shutil
 import sys
+import tempfile
 import traceback
 import types
 from collections.abc import Iterator
@@ -215,7 +218,7 @@ def import_problem(err: BaseException, where: Path) -> str:
 def _module_name(path: Path, kata: _catalogue.Kata) -> str:
     """The name to load an --impl-file under: its dotted path when it lies in the repository
     (`tests.solutions.distributed.workers`), so that a process it spawns, which imports its
-    functions again by module name, can find it; otherwise `_impl_<kata>`."""
+    functions again by module name, can find it; otherwise `_impl_<kata>` (`_importable`)."""
     try:
         parts = path.resolve().relative_to(_catalogue.ROOT).with_suffix("").parts
     except ValueError:
@@ -224,6 +227,20 @@ def _module_name(path: Path, kata: _catalogue.Kata) -> str:
     if parts and all(p.isidentifier() for p in parts) and name not in sys.modules:
         return name
     return f"_impl_{kata.name}"
+
+
+def _importable(path: Path, name: str) -> None:
+    """Let the processes this one spawns import the file `path` as `name`, as they import a
+    kata's functions by module name (distributed's ranks): a folder put first on `sys.path`,
+    which spawned processes inherit, holds a link named `name`.py to it (a copy where links
+    are refused). The folder goes when this process ends."""
+    folder = Path(tempfile.mkdtemp(prefix="katas-impl-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    try:
+        (folder / f"{name}.py").symlink_to(path.resolve())
+    except OSError:
+        shutil.copyfile(path, folder / f"{name}.py")
+    sys.path.insert(0, str(folder))
 
 
 def _load(config: pytest.Config, kata: _catalogue.Kata):
@@ -239,7 +256,10 @@ def _load(config: pytest.Config, kata: _catalogue.Kata):
 
             module = source.stub_module(kata)
         elif impl_file is not None:
-            spec = importlib.util.spec_from_file_location(_module_name(impl_file, kata), impl_file)
+            name = _module_name(impl_file, kata)
+            if name == f"_impl_{kata.name}":  # outside the repository: not importable by name
+                _importable(impl_file, name)
+            spec = importlib.util.spec_from_file_location(name, impl_file)
             module = importlib.util.module_from_spec(spec)
             sys.modules[spec.name] = module
             spec.loader.exec_module(module)

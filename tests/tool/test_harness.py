@@ -72,6 +72,7 @@ def loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(harness, "_loaded", {})
     monkeypatch.setattr(harness, "_broken", {})
     monkeypatch.setitem(sys.modules, MODULE, None)  # whatever was there comes back afterwards
+    monkeypatch.setattr(sys, "path", list(sys.path))  # _load puts a folder first
     view = harness._load(_Config(path), KATA)
     module = sys.modules[MODULE]
     assert view is not module and module.__file__ == str(path)
@@ -150,3 +151,19 @@ def test_an_xdist_worker_takes_its_share_of_torchs_threads(
     config = types.SimpleNamespace(getoption=lambda name: None)
     harness.pytest_configure(config)
     assert torch.get_num_threads() == threads
+
+
+def test_a_spawned_process_imports_a_file_from_outside_the_repository(loaded):
+    """distributed's ranks are spawned, and each imports the function it runs by module name:
+    a file given with --impl-file from outside the repository must be importable there too
+    (it once failed every rank with ModuleNotFoundError: No module named '_impl_...')."""
+    import multiprocessing
+
+    _view, module = loaded
+    process = multiprocessing.get_context("spawn").Process(target=module.helper)
+    process.start()
+    process.join(timeout=120)
+    assert process.exitcode == 0, (
+        f"a spawned process could not run {MODULE}.helper (exit code {process.exitcode}): "
+        "it could not import the --impl-file by its module name"
+    )
