@@ -62,7 +62,7 @@ TOPIC_PATHS = (
 )
 LEFT_OUT = Path(__file__).with_name("coverage-left-out.toml")
 CPP = Path(__file__).with_name("coverage-cpp.toml")
-PLACEHOLDER = "cuda:0"  # stands for what an f-string or a .format() fills in at run time
+PLACEHOLDER = cpp_sources.PLACEHOLDER  # what an f-string or a .format() fills in at run time
 
 
 @dataclass(frozen=True)
@@ -104,12 +104,6 @@ def _literal(node: ast.AST) -> str | None:
     return None
 
 
-def _is_message(text: str) -> bool:
-    """A sentence a reader could paste: three words or more, not a bare placeholder."""
-    words = text.replace(PLACEHOLDER, " ").split()
-    return len(words) >= 3
-
-
 def python_messages(site: Path) -> list[Message]:
     """Every literal message raised or warned in the topic paths under `site` (the folder
     that holds the `torch` package)."""
@@ -137,7 +131,7 @@ def python_messages(site: Path) -> list[Message]:
                 if call is None or not call.args:
                     continue
                 text = _literal(call.args[0])
-                if text and _is_message(text):
+                if text and cpp_sources.is_message(text):
                     where = f"{path.relative_to(site).as_posix()}:{node.lineno}"
                     found.append(Message(where, " ".join(text.split())))
     return found

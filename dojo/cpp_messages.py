@@ -172,7 +172,9 @@ def _constants(source: str) -> dict[str, str]:
     return {m.group(1): _piece(m.group(2)) or "" for m in _CONSTANT.finditer(source)}
 
 
-def _is_message(text: str) -> bool:
+def is_message(text: str) -> bool:
+    """A sentence a reader could paste: three words or more, not a bare placeholder (the one
+    rule for Python and C++ messages alike; dojo.coverage uses it too)."""
     return len(text.replace(PLACEHOLDER, " ").split()) >= 3
 
 
@@ -200,7 +202,7 @@ def extract(source: str, path: str) -> list[CppSourceMessage]:
         if not pieces:
             continue
         joined = " ".join("".join(text).split())
-        if _is_message(joined):
+        if is_message(joined):
             line = source.count("\n", 0, match.start()) + 1
             found.append(CppSourceMessage(path, line, macro, joined, tuple(pieces)))
     return found
