@@ -2,8 +2,8 @@
 
 Initialising a model and stepping an optimizer change parameters in place, and so do many
 small speed-ups in a forward pass. Autograd has to know about each change, or the gradients
-come out wrong without a word; and it refuses some changes outright. Here you write the three
-kinds of change, each so that autograd stays right.
+come out wrong without a word. Here you write the three kinds of change, each so that autograd
+stays right.
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ def _check(
         count = torch.cuda.device_count()
         if parsed.index is not None and parsed.index >= count:
             raise ValueError(f"{call}: device={device!r}, but this machine has {count} GPU(s)")
-        if parsed.index is None:  # "cuda" is the current GPU; pin it, so every wait is on it
+        if parsed.index is None:  # a bare "cuda" means the current GPU: pin its index
             parsed = torch.device("cuda", torch.cuda.current_device())
     return parsed
 
