@@ -106,11 +106,10 @@ def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
             f"{call}: {', '.join(real)} already hold data, which materializing would throw "
             "away; materialize only a model built on meta"
         )
-    holders = [(name, m) for name, m in model.named_modules() if _own_tensors(m)]
     no_reset = [
         f"{name or 'the model'} ({type(m).__name__})"
-        for name, m in holders
-        if not callable(getattr(m, "reset_parameters", None))
+        for name, m in model.named_modules()
+        if _own_tensors(m) and not callable(getattr(m, "reset_parameters", None))
     ]
     if no_reset:
         raise ValueError(

@@ -101,11 +101,10 @@ def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
             f"{call}: {', '.join(real)} already hold data, which materializing would throw "
             "away; materialize only a model built on meta"
         )
-    holders = [(name, m) for name, m in model.named_modules() if _own_tensors(m)]
     no_reset = [
         f"{name or 'the model'} ({type(m).__name__})"
-        for name, m in holders
-        if not callable(getattr(m, "reset_parameters", None))
+        for name, m in model.named_modules()
+        if _own_tensors(m) and not callable(getattr(m, "reset_parameters", None))
     ]
     if no_reset:
         raise ValueError(
@@ -127,7 +126,9 @@ def materialize(model: nn.Module, device: str | torch.device) -> nn.Module:
             setattr(m, other, getattr(first, key))
     initialised: set[int] = set()
     with torch.no_grad():
-        for _, module in holders:
+        for module in model.modules():
+            if not _own_tensors(module):
+                continue  # a container: its children initialise themselves
             # A tied weight an earlier module initialised keeps that module's values; this
             # reset still runs, so the random numbers drawn stay those of a normal build.
             keep = [(t, t.clone()) for t in _own_tensors(module) if id(t) in initialised]

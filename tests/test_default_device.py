@@ -595,10 +595,11 @@ def test_materialize_keeps_tied_weights_tied(kata, device, a, b, seed):
             got = say.call(call, lambda: kata.materialize(model, device.type), hint=3)
     assert got.last.weight is got.first.weight, say(
         call,
-        "gave last.weight and first.weight a tensor each; built on "
-        f"{device.type} they are one tensor ({len(list(expected.parameters()))} parameters, "
-        f"not {len(list(got.parameters()))}). A tie is one tensor held by two modules: "
-        "two tensors would start apart and train apart",
+        "was given last.weight and first.weight as one Parameter, held by both modules, and "
+        f"returned them as two tensors ({len(list(got.parameters()))} parameters; built on "
+        f"{device.type}, the model has {len(list(expected.parameters()))}). The "
+        "allocation gave each module's slot a tensor of its own, and a tie is one tensor held "
+        "by two modules: two tensors start apart and train apart",
         hint=3,
     )
     compare_with_normal_build(call, got, expected, device, hint=3)
