@@ -68,15 +68,17 @@ def train_rank(
     lr: float,
     seed: int,
 ) -> dict[str, torch.Tensor]:
-    """Train as rank `rank` of `world_size` processes that meet at `init_method`, on `device`;
-    return the trained model's state dict (the model's own keys), every tensor on the CPU.
+    """Train as rank `rank` of `world_size` processes that meet at `init_method`, on the
+    device chosen for the rank; return the trained model's state dict (the model's own keys),
+    every tensor on the CPU.
 
     The model is `model_fn()` built after seeding with `seed`, and trained for `epochs` epochs
-    of SGD (`lr`) on the mean squared error. Each epoch, the rank reads its own shard of
-    `dataset`, `batch_size` samples at a time, in the order `DistributedSampler(dataset,
-    shuffle=True, seed=seed)` gives that epoch, and each step's gradient is averaged over all
-    the ranks by one `DistributedDataParallel` wrapper: every rank ends with the model one
-    process would train on all the ranks' batches at once.
+    of SGD (`lr`) on the mean squared error. Every epoch is a new shuffle of `dataset`, as when
+    one process trains with `DataLoader(dataset, shuffle=True)`; the rank reads its own shard
+    of it, `batch_size` samples at a time, the shard and the order that
+    `DistributedSampler(dataset, shuffle=True, seed=seed)` gives. Each step's gradient is
+    averaged over all the ranks by one `DistributedDataParallel` wrapper: every rank ends with
+    the model one process would train on all the ranks' batches at once.
 
     The rank leaves the process group however it ends; when training is done, the wrapper is
     gone before the group is. Bad arguments are refused by the given checks (before joining),
