@@ -43,8 +43,7 @@ def _count(kind: str) -> int:
 
 def _parse_device(device: object, call: str) -> torch.device:
     """`device` as a `torch.device` that exists in this process, or a clear error. The CPU comes
-    back as plain `cpu`, whatever its name: `torch.load` reads `cpu:0` as a place it does not
-    know."""
+    back as plain `cpu`, whatever its name: some torch calls know `cpu` and not `cpu:0`."""
     if isinstance(device, torch.device):
         target = device
     elif isinstance(device, str):
@@ -136,5 +135,5 @@ def load_checkpoint(
     call = f"load_checkpoint({source!r}, model, {device!r})"
     _check_model(model, call)
     target = _parse_device(device, call)
-    # TODO(model_transfer): load the checkpoint into the model, on target
+    # TODO(model_transfer): the checkpoint's values in the model, the model on target
     raise NotImplementedError("model_transfer: load_checkpoint")

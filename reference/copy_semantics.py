@@ -99,15 +99,15 @@ def shares_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 
 def move(x: torch.Tensor, device: str | torch.device) -> torch.Tensor:
-    """`x` on `device`: `x` itself when it is already there, however the device is named; else a
-    copy there, with the same values and dtype. `x` is never changed, and a move between names
-    of the CPU never starts CUDA.
+    """`x` on `device`: `x` itself when it is already there; else a copy there, with the same
+    values and dtype. `x` is never changed, and moving a CPU tensor to the CPU never starts
+    CUDA.
 
     The given checks refuse a device that does not exist here, and bad arguments.
     """
     _check_tensor(f"move(x, {device!r})", "x", x)
     target = _existing(device, f"move(x, {device!r})")
-    # BEGIN SOLUTION: decide whether x is already on target, and answer
+    # BEGIN SOLUTION: x on target
     here = _resolved(x.device, x.device)
     there = _resolved(target, x.device)
     if (here.type, here.index) == (there.type, there.index):
