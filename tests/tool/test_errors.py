@@ -1093,6 +1093,8 @@ CPP_FAMILIES = [  # each as its source builds it, with the values a run fills in
         "num_gpus=1",
         "invalid-device-ordinal",
     ),
+    # c10/cuda/CUDACachingAllocator.cpp
+    ("Invalid device argument 3: did you call init?", "invalid-device-ordinal"),
 ]
 
 
