@@ -328,6 +328,9 @@ The C++ topic messages of PyTorch's .cpp/.cu files (issue 27), for dojo/coverage
 TORCH_CHECK, TORCH_CHECK_*, AT_ERROR, C10_THROW_ERROR, TORCH_WARN and TORCH_INTERNAL_ASSERT with
 a string literal in its message, extracted by `python -m dojo.cpp_messages --write` from the
 files listed below, each read from pytorch/pytorch at the commit it names. Do not edit by hand.
+The files at 1eba9b3aa3c4 (the v2.6.0 release) were read from Debian's source tarball
+pytorch_2.6.0+dfsg.orig.tar.xz (deb.debian.org, trixie), which holds that release's tree; a
+message reworded since is dropped below, checked against the newest release's CUDA build.
 `paths` is the scope: dojo.cpp_messages.CPP_TOPIC_PATHS, which the tests hold equal to it.
 The headers of those paths are not here: dojo/coverage.py reads them from the installed torch.
 text: the message, with "cuda:0" where a value is filled in at run time; pieces: each

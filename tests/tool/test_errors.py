@@ -719,6 +719,12 @@ FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its
     # none-fits pastes of the blind batches with a recurring cause (helper err27e)
     "shared-memory-object",
     "dataloader-too-many-workers",
+    # families for the C++ messages enumerated from PyTorch's sources (helper cpp-triage)
+    "gather-cpu-outputs",
+    "gather-shape-mismatch",
+    "collective-contiguous",
+    "destroy-process-group",
+    "complex-to-real",
 ]
 
 
@@ -1008,3 +1014,108 @@ def test_an_input_that_overlaps_the_written_to_tensor_is_the_overlap_family():
     with pytest.raises(RuntimeError) as raised:
         a -= a[:, :1]
     assert errors.find(str(raised.value))[0].id == "written-to-tensor-overlaps"
+
+
+# --- the C++ messages of the topic paths (dojo/coverage-cpp-sources.toml) -----------------------
+
+CPP_FAMILIES = [  # each as its source builds it, with the values a run fills in
+    # torch/csrc/cuda/comm.cpp, what DataParallel's gather and replicate call
+    (
+        "Expected all input tensors to be CUDA tensors, but tensor at index 1 has device 'cpu'",
+        "gather-cpu-outputs",
+    ),
+    (
+        "Expected all output tensors to be CUDA tensors, but output tensor at index 0 has device "
+        "'cpu'",
+        "gather-cpu-outputs",
+    ),
+    (
+        "Input tensor at index 1 has invalid shape [2, 37], but expected [2, 40]",
+        "gather-shape-mismatch",
+    ),
+    (
+        "Expected all input tensors to have the same number of dimensions, but tensor at "
+        "index 1has 3 dimensions, (expected 2)",
+        "gather-shape-mismatch",
+    ),
+    ("All tensors must be on devices[0]: 0", "module-device-ids"),
+    # torch/csrc/cuda/nccl.cpp and ProcessGroupNCCL.cpp
+    ("NCCL only supports CUDA tensors, but got a tensor on cpu", "nccl-needs-gpu"),
+    (
+        "NCCL does not support all_reduce with sparse tensors. Please use dense tensors instead.",
+        "nccl-needs-gpu",
+    ),
+    (
+        "Attempt to perform collective on tensor not on device passed to init_process_group",
+        "nccl-one-device-per-process",
+    ),
+    (
+        "Not able to create/get the NCCL Communicator since the GPU devices are not known",
+        "nccl-one-device-per-process",
+    ),
+    ("Tensors must be non-overlapping and dense", "collective-contiguous"),
+    (
+        "Detected non-contiguous tensor in P2P operations. It is user responsibility to guarantee "
+        "that source and destination tensors have the same contiguity format.",
+        "collective-contiguous",
+    ),
+    # c10/cuda/CUDACachingAllocator.cpp
+    (
+        "The kernel on this machine does not support the pidfd_open syscall needed to use IPC "
+        "for CUDA tensors when expandable_segments:True is set. Consider using "
+        "expandable_segments:False via "
+        "torch.cuda.memory._set_allocator_settings('expandable_segments:False') for this "
+        "allocation.",
+        "expandable-segments-ipc",
+    ),
+    # aten/src/ATen/native/Memory.cpp
+    (
+        "The argument 'device' of Tensor.pin_memory() is deprecated. Please do not pass this "
+        "argument.",
+        "pin-memory-device-argument",
+    ),
+    (
+        "The argument 'device' of Tensor.is_pinned() is deprecated. Please do not pass this "
+        "argument.",
+        "pin-memory-device-argument",
+    ),
+    # c10/core/TensorImpl.cpp and torch/csrc/autograd/variable.cpp
+    (
+        "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.",
+        "inference-tensor-inplace",
+    ),
+    ("cannot register a hook on a variable that doesn't require gradient", "no-grad-fn"),
+    # aten/src/ATen/cuda/CUDAGeneratorImpl.cpp and CUDAContext.cpp
+    ("The device_index is invalid.", "invalid-device-ordinal"),
+    (
+        "device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at "
+        '"../aten/src/ATen/cuda/CUDAContext.cpp":50, please report a bug to PyTorch. device=1, '
+        "num_gpus=1",
+        "invalid-device-ordinal",
+    ),
+    # c10/cuda/CUDACachingAllocator.cpp
+    ("Invalid device argument 3: did you call init?", "invalid-device-ordinal"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CPP_FAMILIES, ids=[t[:40] for t, _ in CPP_FAMILIES])
+def test_a_cpp_message_of_the_topic_sources_finds_its_family(text, expected):
+    """The C++ messages that the source extraction added (issue 27) are answered by their
+    family, alone and at the end of a traceback."""
+    pasted = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/train.py", line 41, in <module>\n'
+        "    out = model(batch)\n"
+        f"RuntimeError: {text}\n"
+    )
+    for form in (text, pasted):
+        found = [e.id for e in errors.find(form)]
+        assert found and found[0] == expected, f"find({form!r}) gave {found}, not {expected}"
+
+
+def test_numpys_complex_warning_is_not_torchs():
+    """numpy's ComplexWarning has torch's words; the index answers torch's only."""
+    numpy = "ComplexWarning: Casting complex values to real discards the imaginary part"
+    assert errors.find(numpy) == []
+    torch = "UserWarning: Casting complex values to real discards the imaginary part"
+    assert [e.id for e in errors.find(torch)][:1] == ["complex-to-real"]
