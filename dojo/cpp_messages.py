@@ -54,6 +54,8 @@ CPP_TOPIC_PATHS = (
     "torch/csrc/autograd/saved_variable.h",
     "torch/csrc/autograd/variable.cpp",
     "torch/csrc/autograd/variable.h",
+    "c10/core/AllocatorConfig.cpp",
+    "c10/core/AllocatorConfig.h",
     "c10/core/Device.cpp",
     "c10/core/Device.h",
     "c10/core/DeviceType.cpp",
