@@ -725,6 +725,9 @@ FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its
     "collective-contiguous",
     "destroy-process-group",
     "complex-to-real",
+    # the caching allocator's settings (helper c27)
+    "alloc-conf-invalid",
+    "alloc-conf-deprecated",
 ]
 
 
@@ -1095,6 +1098,45 @@ CPP_FAMILIES = [  # each as its source builds it, with the values a run fills in
     ),
     # c10/cuda/CUDACachingAllocator.cpp
     ("Invalid device argument 3: did you call init?", "invalid-device-ordinal"),
+    # the caching allocator's settings: c10/core/AllocatorConfig.cpp and .h and
+    # c10/cuda/CUDAAllocatorConfig.cpp as 2.15 builds them, then 2.6's wordings
+    ("Unrecognized key 'expandable_segments=True' in CUDA allocator config.", "alloc-conf-invalid"),
+    ("Unrecognized key 'max_split_size' in Accelerator allocator config.", "alloc-conf-invalid"),
+    (
+        "Expected 'True' or 'False' at index 2 in ConfigTokenizer but got 'true'",
+        "alloc-conf-invalid",
+    ),
+    ("CachingAllocator option max_split_size_mb too small, must be >= 20", "alloc-conf-invalid"),
+    (
+        "CachingAllocator option max_non_split_rounding_mb too small, must be >= 20",
+        "alloc-conf-invalid",
+    ),
+    ("garbage_collect_threshold is invalid, set it in (0.0, 1.0)", "alloc-conf-invalid"),
+    (
+        "For roundups, the divisions has to be power of 2 or 0 to disable roundup ",
+        "alloc-conf-invalid",
+    ),
+    ("For roundups, the intervals have to be power of 2 ", "alloc-conf-invalid"),
+    ("per_process_memory_fraction is invalid, set it in [0.0, 1.0]", "alloc-conf-invalid"),
+    ("Number of register threads has to be power of 2, got 3", "alloc-conf-invalid"),
+    (
+        "Number of register threads should be less than or equal to 128, got 256",
+        "alloc-conf-invalid",
+    ),
+    ("Pinned reserve segment size has to be greater than 0", "alloc-conf-invalid"),
+    ("Unknown allocator backend, options are native and cudaMallocAsync", "alloc-conf-invalid"),
+    ("Unrecognized CachingAllocator option: expandable_segments", "alloc-conf-invalid"),
+    ("Expected a single True/False argument for expandable_segments", "alloc-conf-invalid"),
+    ("garbage_collect_threshold too small, set it 0.0~1.0", "alloc-conf-invalid"),
+    ("garbage_collect_threshold too big, set it 0.0~1.0", "alloc-conf-invalid"),
+    ("For roundups, the divisons has to be power of 2 ", "alloc-conf-invalid"),
+    ("Error, expecting max_split_size_mb value", "alloc-conf-invalid"),
+    (
+        "PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead",
+        "alloc-conf-deprecated",
+    ),
+    # torch/csrc/cuda/nccl.cpp, met through DataParallel's replicate in 1.x
+    ("inputs must be on unique devices", "device-ids-repeated"),
 ]
 
 
@@ -1119,3 +1161,34 @@ def test_numpys_complex_warning_is_not_torchs():
     assert errors.find(numpy) == []
     torch = "UserWarning: Casting complex values to real discards the imaginary part"
     assert [e.id for e in errors.find(torch)][:1] == ["complex-to-real"]
+
+
+ALLOCATOR_SETTINGS = [  # PYTORCH_ALLOC_CONF values the installed torch refuses, on any machine
+    "expandable_segments:true",  # not True
+    "max_split_size_mb:1",  # below 20
+    "garbage_collection_threshold:2",  # not in (0, 1)
+    "roundup_power2_divisions:3",  # not a power of 2
+    "expandable_segments=True",  # '=' for ':' (2.13: an internal assert; 2.15: an unknown key)
+    "expandable_segments",  # a key without its value (pytorch/pytorch#186453)
+]
+
+
+@pytest.mark.parametrize("setting", ALLOCATOR_SETTINGS)
+def test_allocator_settings_that_torch_refuses_are_answered_by_their_family(setting):
+    """The installed torch parses the allocator's settings on a CPU-only machine too: what it
+    raises for each malformed value is answered by alloc-conf-invalid."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises((ValueError, RuntimeError)) as raised:
+        torch._C._accelerator_setAllocatorSettings(setting)
+    found = [e.id for e in errors.find(f"{type(raised.value).__name__}: {raised.value}")]
+    assert found[:1] == ["alloc-conf-invalid"], f"{setting!r}: {raised.value} gave {found}"
+
+
+def test_an_allocator_setting_in_the_familys_syntax_is_taken():
+    """The family's syntax is the one torch takes: `key:value,key:value`."""
+    torch = pytest.importorskip("torch")
+    torch._C._accelerator_setAllocatorSettings(
+        "max_split_size_mb:128,garbage_collection_threshold:0.6"
+    )
+    assert "max_split_size_mb:128" in torch._C._accelerator_getAllocatorSettings()
+    torch._C._accelerator_setAllocatorSettings("")
