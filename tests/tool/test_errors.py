@@ -1192,3 +1192,27 @@ def test_an_allocator_setting_in_the_familys_syntax_is_taken():
     )
     assert "max_split_size_mb:128" in torch._C._accelerator_getAllocatorSettings()
     torch._C._accelerator_setAllocatorSettings("")
+
+
+ALLOCATOR_CASES = [  # the message, and what the answer reads from it
+    (
+        "Unrecognized key 'expandable_segments=True' in CUDA allocator config.",
+        "expandable_segments:True",
+    ),
+    ("Unrecognized CachingAllocator option: expandable_segments", "newer than this torch"),
+    ("Unrecognized CachingAllocator option: cudart", "cudart is not a key this torch knows"),
+    ("Expected 'True' or 'False' at index 2 in ConfigTokenizer but got 'true'", "written True"),
+    ("CachingAllocator option max_split_size_mb too small, must be >= 20", "at least 20"),
+    ("CachingAllocator option max_split_size_mb too small, must be > 20", "more than 20"),
+    (
+        'i < config_.size() INTERNAL ASSERT FAILED at "/pytorch/c10/core/AllocatorConfig.h":124, '
+        "please report a bug to PyTorch. Index out of bounds in ConfigTokenizer",
+        "a key without its :value",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "said"), ALLOCATOR_CASES, ids=[c[1] for c in ALLOCATOR_CASES])
+def test_the_answer_names_the_allocator_setting_torch_refused(message, said, capsys):
+    """A refused PYTORCH_ALLOC_CONF value is read from the paste: the key, the value, the bound."""
+    assert said in _case(f"RuntimeError: {message}", capsys)
