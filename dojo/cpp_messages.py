@@ -54,6 +54,8 @@ CPP_TOPIC_PATHS = (
     "torch/csrc/autograd/saved_variable.h",
     "torch/csrc/autograd/variable.cpp",
     "torch/csrc/autograd/variable.h",
+    "c10/core/AllocatorConfig.cpp",
+    "c10/core/AllocatorConfig.h",
     "c10/core/Device.cpp",
     "c10/core/Device.h",
     "c10/core/DeviceType.cpp",
@@ -328,6 +330,14 @@ The C++ topic messages of PyTorch's .cpp/.cu files (issue 27), for dojo/coverage
 TORCH_CHECK, TORCH_CHECK_*, AT_ERROR, C10_THROW_ERROR, TORCH_WARN and TORCH_INTERNAL_ASSERT with
 a string literal in its message, extracted by `python -m dojo.cpp_messages --write` from the
 files listed below, each read from pytorch/pytorch at the commit it names. Do not edit by hand.
+The files at 1eba9b3aa3c4 (the v2.6.0 release) were read from Debian's source tarball
+pytorch_2.6.0+dfsg.orig.tar.xz (deb.debian.org, trixie), which holds that release's tree. The
+others were read, byte for byte, from the copies of pytorch/pytorch that the project's source
+index stores, at the commits named. The index offers only some versions of a file, not always
+the newest: for the files absent from v2.6.0 and those reworded since, the version (or the
+v2.6.0 copy) whose messages the newest release's CUDA build holds the most of was taken.
+Several are older than v2.6.0 (files removed or moved since). A message that build no longer
+holds, reworded since the commit read or compiled out there, is dropped below.
 `paths` is the scope: dojo.cpp_messages.CPP_TOPIC_PATHS, which the tests hold equal to it.
 The headers of those paths are not here: dojo/coverage.py reads them from the installed torch.
 text: the message, with "cuda:0" where a value is filled in at run time; pieces: each

@@ -331,6 +331,61 @@ def _library_status(text: str) -> list[str]:
     return []
 
 
+# --- the caching allocator's settings (c10/core/AllocatorConfig.cpp and .h,
+# c10/cuda/CUDAAllocatorConfig.cpp): torch splits PYTORCH_ALLOC_CONF at ':', ',', '[' and ']' only
+
+
+def _alloc_conf(text: str) -> list[str]:
+    """The key or value of PYTORCH_ALLOC_CONF (PYTORCH_CUDA_ALLOC_CONF) that torch refused."""
+    key = re.search(
+        r"Unrecognized key '([^']*)' in (?:CUDA |Accelerator |XPU )?allocator config", text
+    )
+    key = key or re.search(r"Unrecognized CachingAllocator option: (\S+)", text)
+    if key:
+        name = key.group(1)
+        if "=" in name:
+            k, _, v = name.partition("=")
+            return [
+                f"torch read `{name}` as one key: it splits the settings at colons and commas, "
+                f"not at an equals sign. Write `{k}:{v}`."
+            ]
+        out = [f"`{name}` is not a key this torch knows."]
+        if name == "expandable_segments":
+            out.append(
+                "`expandable_segments` is newer than this torch (pastes with torch 2.0.1 say "
+                "this): upgrade torch, or drop the key."
+            )
+        return out
+    flag = re.search(
+        r"Expected 'True' or 'False' at index \d+ in ConfigTokenizer but got '([^']*)'", text
+    )
+    flag = flag or re.search(r"Expected a single True/False argument for (\w+)", text)
+    if flag and "ConfigTokenizer" in flag.group(0):
+        got = flag.group(1)
+        if got.lower() in ("true", "false"):
+            return [
+                f"`{got}` must be written `{got.capitalize()}`: torch takes `True` and `False` "
+                "only."
+            ]
+        return [f"A setting that is on or off got `{got}`; torch takes `True` or `False` only."]
+    if flag:
+        return [f"`{flag.group(1)}` takes `True` or `False` only, capitalised."]
+    small = re.search(
+        r"option (max_split_size_mb|max_non_split_rounding_mb) too small, must be (>=?) (\d+)", text
+    )
+    if small:
+        name, op, n = small.groups()
+        bound = f"at least {n}" if op == ">=" else f"more than {n}"
+        return [f"`{name}` is in MiB, and this torch takes {bound}."]
+    if "Index out of bounds in ConfigTokenizer" in text:
+        return [
+            "torch ran out of settings while reading one: a key without its `:value` "
+            "(`expandable_segments` alone), a trailing `:` or `,`, or `=` where `:` belongs "
+            "(torch 2.13 says this for `expandable_segments=True`)."
+        ]
+    return []
+
+
 def applies(entry_id: str, text: str) -> bool:
     """False when the details of `text` rule the entry out although a pattern matched it."""
     if entry_id == "unexpected-module-prefix":
@@ -356,6 +411,7 @@ def read(text: str, raw: str = "") -> list[str]:
     that printed it. [] when the message carries no detail worth reading."""
     out = _devices(text) or _types(text) or _where(text, raw or text) or _prefix(text)
     out = out or _library_status(text)
+    out = out or _alloc_conf(text)
     rank = re.search(r"\[(?:default)?(?:rank)?(\d+)\]:", raw)
     if rank:
         out.append(f"(Printed by rank {rank.group(1)} of a distributed run.)")

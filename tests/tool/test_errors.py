@@ -719,6 +719,15 @@ FAMILIES = [  # issue 17's families: each is measured on real pastes, not on its
     # none-fits pastes of the blind batches with a recurring cause (helper err27e)
     "shared-memory-object",
     "dataloader-too-many-workers",
+    # families for the C++ messages enumerated from PyTorch's sources (helper cpp-triage)
+    "gather-cpu-outputs",
+    "gather-shape-mismatch",
+    "collective-contiguous",
+    "destroy-process-group",
+    "complex-to-real",
+    # the caching allocator's settings (helper c27)
+    "alloc-conf-invalid",
+    "alloc-conf-deprecated",
 ]
 
 
@@ -1008,3 +1017,202 @@ def test_an_input_that_overlaps_the_written_to_tensor_is_the_overlap_family():
     with pytest.raises(RuntimeError) as raised:
         a -= a[:, :1]
     assert errors.find(str(raised.value))[0].id == "written-to-tensor-overlaps"
+
+
+# --- the C++ messages of the topic paths (dojo/coverage-cpp-sources.toml) -----------------------
+
+CPP_FAMILIES = [  # each as its source builds it, with the values a run fills in
+    # torch/csrc/cuda/comm.cpp, what DataParallel's gather and replicate call
+    (
+        "Expected all input tensors to be CUDA tensors, but tensor at index 1 has device 'cpu'",
+        "gather-cpu-outputs",
+    ),
+    (
+        "Expected all output tensors to be CUDA tensors, but output tensor at index 0 has device "
+        "'cpu'",
+        "gather-cpu-outputs",
+    ),
+    (
+        "Input tensor at index 1 has invalid shape [2, 37], but expected [2, 40]",
+        "gather-shape-mismatch",
+    ),
+    (
+        "Expected all input tensors to have the same number of dimensions, but tensor at "
+        "index 1has 3 dimensions, (expected 2)",
+        "gather-shape-mismatch",
+    ),
+    ("All tensors must be on devices[0]: 0", "module-device-ids"),
+    # torch/csrc/cuda/nccl.cpp and ProcessGroupNCCL.cpp
+    ("NCCL only supports CUDA tensors, but got a tensor on cpu", "nccl-needs-gpu"),
+    (
+        "NCCL does not support all_reduce with sparse tensors. Please use dense tensors instead.",
+        "nccl-needs-gpu",
+    ),
+    (
+        "Attempt to perform collective on tensor not on device passed to init_process_group",
+        "nccl-one-device-per-process",
+    ),
+    (
+        "Not able to create/get the NCCL Communicator since the GPU devices are not known",
+        "nccl-one-device-per-process",
+    ),
+    ("Tensors must be non-overlapping and dense", "collective-contiguous"),
+    (
+        "Detected non-contiguous tensor in P2P operations. It is user responsibility to guarantee "
+        "that source and destination tensors have the same contiguity format.",
+        "collective-contiguous",
+    ),
+    # c10/cuda/CUDACachingAllocator.cpp
+    (
+        "The kernel on this machine does not support the pidfd_open syscall needed to use IPC "
+        "for CUDA tensors when expandable_segments:True is set. Consider using "
+        "expandable_segments:False via "
+        "torch.cuda.memory._set_allocator_settings('expandable_segments:False') for this "
+        "allocation.",
+        "expandable-segments-ipc",
+    ),
+    # aten/src/ATen/native/Memory.cpp
+    (
+        "The argument 'device' of Tensor.pin_memory() is deprecated. Please do not pass this "
+        "argument.",
+        "pin-memory-device-argument",
+    ),
+    (
+        "The argument 'device' of Tensor.is_pinned() is deprecated. Please do not pass this "
+        "argument.",
+        "pin-memory-device-argument",
+    ),
+    # c10/core/TensorImpl.cpp and torch/csrc/autograd/variable.cpp
+    (
+        "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.",
+        "inference-tensor-inplace",
+    ),
+    ("cannot register a hook on a variable that doesn't require gradient", "no-grad-fn"),
+    # aten/src/ATen/cuda/CUDAGeneratorImpl.cpp and CUDAContext.cpp
+    ("The device_index is invalid.", "invalid-device-ordinal"),
+    (
+        "device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at "
+        '"../aten/src/ATen/cuda/CUDAContext.cpp":50, please report a bug to PyTorch. device=1, '
+        "num_gpus=1",
+        "invalid-device-ordinal",
+    ),
+    # c10/cuda/CUDACachingAllocator.cpp
+    ("Invalid device argument 3: did you call init?", "invalid-device-ordinal"),
+    # the caching allocator's settings: c10/core/AllocatorConfig.cpp and .h and
+    # c10/cuda/CUDAAllocatorConfig.cpp as 2.15 builds them, then 2.6's wordings
+    ("Unrecognized key 'expandable_segments=True' in CUDA allocator config.", "alloc-conf-invalid"),
+    ("Unrecognized key 'max_split_size' in Accelerator allocator config.", "alloc-conf-invalid"),
+    (
+        "Expected 'True' or 'False' at index 2 in ConfigTokenizer but got 'true'",
+        "alloc-conf-invalid",
+    ),
+    ("CachingAllocator option max_split_size_mb too small, must be >= 20", "alloc-conf-invalid"),
+    (
+        "CachingAllocator option max_non_split_rounding_mb too small, must be >= 20",
+        "alloc-conf-invalid",
+    ),
+    ("garbage_collect_threshold is invalid, set it in (0.0, 1.0)", "alloc-conf-invalid"),
+    (
+        "For roundups, the divisions has to be power of 2 or 0 to disable roundup ",
+        "alloc-conf-invalid",
+    ),
+    ("For roundups, the intervals have to be power of 2 ", "alloc-conf-invalid"),
+    ("per_process_memory_fraction is invalid, set it in [0.0, 1.0]", "alloc-conf-invalid"),
+    ("Number of register threads has to be power of 2, got 3", "alloc-conf-invalid"),
+    (
+        "Number of register threads should be less than or equal to 128, got 256",
+        "alloc-conf-invalid",
+    ),
+    ("Pinned reserve segment size has to be greater than 0", "alloc-conf-invalid"),
+    ("Unknown allocator backend, options are native and cudaMallocAsync", "alloc-conf-invalid"),
+    ("Unrecognized CachingAllocator option: expandable_segments", "alloc-conf-invalid"),
+    ("Expected a single True/False argument for expandable_segments", "alloc-conf-invalid"),
+    ("garbage_collect_threshold too small, set it 0.0~1.0", "alloc-conf-invalid"),
+    ("garbage_collect_threshold too big, set it 0.0~1.0", "alloc-conf-invalid"),
+    ("For roundups, the divisons has to be power of 2 ", "alloc-conf-invalid"),
+    ("Error, expecting max_split_size_mb value", "alloc-conf-invalid"),
+    (
+        "PYTORCH_CUDA_ALLOC_CONF is deprecated, use PYTORCH_ALLOC_CONF instead",
+        "alloc-conf-deprecated",
+    ),
+    # torch/csrc/cuda/nccl.cpp, met through DataParallel's replicate in 1.x
+    ("inputs must be on unique devices", "device-ids-repeated"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CPP_FAMILIES, ids=[t[:40] for t, _ in CPP_FAMILIES])
+def test_a_cpp_message_of_the_topic_sources_finds_its_family(text, expected):
+    """The C++ messages that the source extraction added (issue 27) are answered by their
+    family, alone and at the end of a traceback."""
+    pasted = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/train.py", line 41, in <module>\n'
+        "    out = model(batch)\n"
+        f"RuntimeError: {text}\n"
+    )
+    for form in (text, pasted):
+        found = [e.id for e in errors.find(form)]
+        assert found and found[0] == expected, f"find({form!r}) gave {found}, not {expected}"
+
+
+def test_numpys_complex_warning_is_not_torchs():
+    """numpy's ComplexWarning has torch's words; the index answers torch's only."""
+    numpy = "ComplexWarning: Casting complex values to real discards the imaginary part"
+    assert errors.find(numpy) == []
+    torch = "UserWarning: Casting complex values to real discards the imaginary part"
+    assert [e.id for e in errors.find(torch)][:1] == ["complex-to-real"]
+
+
+ALLOCATOR_SETTINGS = [  # PYTORCH_ALLOC_CONF values the installed torch refuses, on any machine
+    "expandable_segments:true",  # not True
+    "max_split_size_mb:1",  # below 20
+    "garbage_collection_threshold:2",  # not in (0, 1)
+    "roundup_power2_divisions:3",  # not a power of 2
+    "expandable_segments=True",  # '=' for ':' (2.13: an internal assert; 2.15: an unknown key)
+    "expandable_segments",  # a key without its value (pytorch/pytorch#186453)
+]
+
+
+@pytest.mark.parametrize("setting", ALLOCATOR_SETTINGS)
+def test_allocator_settings_that_torch_refuses_are_answered_by_their_family(setting):
+    """The installed torch parses the allocator's settings on a CPU-only machine too: what it
+    raises for each malformed value is answered by alloc-conf-invalid."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises((ValueError, RuntimeError)) as raised:
+        torch._C._accelerator_setAllocatorSettings(setting)
+    found = [e.id for e in errors.find(f"{type(raised.value).__name__}: {raised.value}")]
+    assert found[:1] == ["alloc-conf-invalid"], f"{setting!r}: {raised.value} gave {found}"
+
+
+def test_an_allocator_setting_in_the_familys_syntax_is_taken():
+    """The family's syntax is the one torch takes: `key:value,key:value`."""
+    torch = pytest.importorskip("torch")
+    torch._C._accelerator_setAllocatorSettings(
+        "max_split_size_mb:128,garbage_collection_threshold:0.6"
+    )
+    assert "max_split_size_mb:128" in torch._C._accelerator_getAllocatorSettings()
+    torch._C._accelerator_setAllocatorSettings("")
+
+
+ALLOCATOR_CASES = [  # the message, and what the answer reads from it
+    (
+        "Unrecognized key 'expandable_segments=True' in CUDA allocator config.",
+        "expandable_segments:True",
+    ),
+    ("Unrecognized CachingAllocator option: expandable_segments", "newer than this torch"),
+    ("Unrecognized CachingAllocator option: cudart", "cudart is not a key this torch knows"),
+    ("Expected 'True' or 'False' at index 2 in ConfigTokenizer but got 'true'", "written True"),
+    ("CachingAllocator option max_split_size_mb too small, must be >= 20", "at least 20"),
+    ("CachingAllocator option max_split_size_mb too small, must be > 20", "more than 20"),
+    (
+        'i < config_.size() INTERNAL ASSERT FAILED at "/pytorch/c10/core/AllocatorConfig.h":124, '
+        "please report a bug to PyTorch. Index out of bounds in ConfigTokenizer",
+        "a key without its :value",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "said"), ALLOCATOR_CASES, ids=[c[1] for c in ALLOCATOR_CASES])
+def test_the_answer_names_the_allocator_setting_torch_refused(message, said, capsys):
+    """A refused PYTORCH_ALLOC_CONF value is read from the paste: the key, the value, the bound."""
+    assert said in _case(f"RuntimeError: {message}", capsys)
