@@ -67,7 +67,8 @@ def sgd_step_(params: Iterable[torch.Tensor], lr: float) -> None:
 
     Written for you: the argument checks (bad arguments are refused there; `_tensors` checks
     each entry of `params` as you iterate), and the manual update of PyTorch's 60-minute
-    blitz tutorial, as the blitz writes it. It does not yet do all that this docstring asks.
+    blitz tutorial, as the blitz writes it but for the names. It does not yet do all that this
+    docstring asks.
     """
     _check_number("sgd_step_", "lr", lr)
     params = _tensors("sgd_step_", params)
