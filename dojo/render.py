@@ -49,10 +49,13 @@ def render(v, kata: _catalogue.Kata) -> str:
     lines = []
     if v.state == "not started" and kata.fix and v.failed:
         failing = f"{plural(v.failed, 'test')} {'fails' if v.failed == 1 else 'fail'}"
+        holes = (  # a stub may hold holes beside the program to fix (inplace_autograd)
+            f" It also has {plural(len(v.unwritten), 'function')} to write." if v.unwritten else ""
+        )
         lines.append(
             f"○ {head}: not started; katas/{kata.name}.py is a program to fix, and {failing} "
-            f"on it as it is.\nRead its page ({page_command(kata)}) and what the tests say "
-            "below, then change the code until they pass."
+            f"on it as it is.{holes}\nRead its page ({page_command(kata)}) and what the tests "
+            "say below, then change the code until they pass."
         )
     elif v.state == "not started":
         lines.append(

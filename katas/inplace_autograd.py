@@ -1,9 +1,8 @@
 """In-place ops and autograd: change tensors in place without breaking the gradients.
 
 Initialising a model and stepping an optimizer change parameters in place, and so do many
-small speed-ups in a forward pass. Autograd has to know about each change, or the gradients
-come out wrong without a word. Here you write the three kinds of change, each so that autograd
-stays right.
+small speed-ups in a forward pass. Here you write the three kinds of change, each so that the
+gradients stay right.
 
 Write each function so that its docstring holds: the docstring is the contract.
 Its page, with the task and the background you need: python -m katas docs inplace_autograd
@@ -63,16 +62,19 @@ def sgd_step_(params: Iterable[torch.Tensor], lr: float) -> None:
     `p` that has a gradient becomes `p - lr * p.grad`, and the next backward pass starts from
     no gradient. Nothing else changes.
 
-    Each update is made in place, as in `init_constant_`: the parameter stays the same leaf
-    tensor, and its `_version` goes up.
+    Each update is made in place: the parameter stays the same leaf tensor, with the
+    `requires_grad` it had, and its version counter, `_version`, goes up.
 
     Written for you: the argument checks (bad arguments are refused there; `_tensors` checks
-    each entry of `params` as you iterate).
+    each entry of `params` as you iterate), and the manual update of PyTorch's 60-minute
+    blitz tutorial, as the blitz writes it but for the names. It does not yet do all that this
+    docstring asks.
     """
     _check_number("sgd_step_", "lr", lr)
     params = _tensors("sgd_step_", params)
-    # TODO(inplace_autograd): update each parameter that has a gradient, and clear that gradient
-    raise NotImplementedError("inplace_autograd: sgd_step_")
+    # TODO(inplace_autograd): the blitz's update; make it do what the docstring says
+    for f in params:
+        f.data.sub_(f.grad.data * lr)
 
 
 def sigmoid_plus_one(x: torch.Tensor) -> torch.Tensor:

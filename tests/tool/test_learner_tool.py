@@ -142,6 +142,10 @@ def test_tests_of_the_given_code_that_pass_are_no_progress(monkeypatch):
     text = render(_verdict(state="not started", failed=2, given=5, messages=["m"]), kata)
     assert "not started; katas/sync_points.py is a program to fix, and 2 tests fail" in text
     assert "\n1) m" in text and "NotImplementedError" not in text, text
+    assert "to write" not in text, text
+    # holes beside the program to fix (inplace_autograd) are named too
+    both = _verdict(state="not started", failed=2, given=5, messages=["m"], unwritten=["k: f"])
+    assert "It also has 1 function to write." in render(both, kata)
 
 
 def test_tests_a_broken_import_stopped_are_not_counted_as_gpu_tests(repo):
