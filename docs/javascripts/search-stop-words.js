@@ -10,6 +10,11 @@
    Here the query that Material posts to its worker (SearchMessageType.QUERY, 2) loses its
    stop words, so they are left out of the query as they are out of the index. A query of
    nothing but stop words is sent as typed. The search box shows what the reader typed.
+
+   A word of one letter ("m, n, k" in a pasted cuBLAS call) goes too: with its wildcard it
+   matched every word that starts with that letter, and the longest page (Maintainers) came
+   first for "CUDA error: CUBLAS_STATUS_INVALID_VALUE when calling `cublasSgemm( handle, opa,
+   opb, m, n, k, ...)`".
    (Under file://, Material runs the worker in an iframe, not a Worker: there the query goes
    as typed.) tests/browser/test_browser.py checks the message lands on its entry. */
 (function () {
@@ -27,11 +32,13 @@
       "who whom why will with would yet you your").split(" ")
   );
 
-  // A word of the query with the punctuation around it taken off ("(when" is "when"); a word
-  // with a search modifier ("+to", "-be") is the reader's own query syntax and stays.
+  // A word of the query with the punctuation around it taken off ("(when" is "when"), or of
+  // one letter; a word with a search modifier ("+to", "-be") is the reader's own query syntax
+  // and stays.
   function isStopWord(word) {
     if (/^[+-]/.test(word)) return false;
-    return STOP_WORDS.has(word.toLowerCase().replace(/^\W+|\W+$/g, ""));
+    const bare = word.toLowerCase().replace(/^\W+|\W+$/g, "");
+    return bare.length < 2 || STOP_WORDS.has(bare);
   }
 
   function withoutStopWords(query) {
