@@ -359,8 +359,7 @@ def _alloc_conf(text: str) -> list[str]:
     flag = re.search(
         r"Expected 'True' or 'False' at index \d+ in ConfigTokenizer but got '([^']*)'", text
     )
-    flag = flag or re.search(r"Expected a single True/False argument for (\w+)", text)
-    if flag and "ConfigTokenizer" in flag.group(0):
+    if flag:
         got = flag.group(1)
         if got.lower() in ("true", "false"):
             return [
@@ -368,8 +367,9 @@ def _alloc_conf(text: str) -> list[str]:
                 "only."
             ]
         return [f"A setting that is on or off got `{got}`; torch takes `True` or `False` only."]
-    if flag:
-        return [f"`{flag.group(1)}` takes `True` or `False` only, capitalised."]
+    older = re.search(r"Expected a single True/False argument for (\w+)", text)
+    if older:
+        return [f"`{older.group(1)}` takes `True` or `False` only, capitalised."]
     small = re.search(
         r"option (max_split_size_mb|max_non_split_rounding_mb) too small, must be (>=?) (\d+)", text
     )
