@@ -58,9 +58,11 @@
     const box = document.querySelector("input.md-search__input");
     const query = box ? normal(box.value) : "";
     if (query.split(" ").length < 3) return null;
-    const holding = sections.filter((s) => heading(s).includes(query));
+    const holding = sections
+      .map((link) => [link, heading(link)])
+      .filter(([, text]) => text.includes(query));
     if (!holding.length) return null;
-    return holding.reduce((a, b) => (heading(b).length < heading(a).length ? b : a));
+    return holding.reduce((a, b) => (b[1].length < a[1].length ? b : a))[0];
   }
 
   function label(item) {
