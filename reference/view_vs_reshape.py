@@ -43,7 +43,7 @@ def _check_fits(x: torch.Tensor, shape: tuple[int, ...]) -> None:
     """ValueError naming both shapes when `shape` cannot hold x's elements (given). It asks a
     tensor on the `meta` device, which has a shape but no data, so nothing is copied."""
     try:
-        torch.empty(x.shape, device="meta").view(shape)
+        torch.empty(x.shape, device="meta").reshape(shape)
     except RuntimeError as err:
         raise ValueError(
             f"view_or_copy: cannot reshape x of shape {tuple(x.shape)} ({x.numel()} elements) "
