@@ -826,7 +826,8 @@ def test_amp_step_reads_nothing_back(kata, problem, dtype, max_norm):
     assert not step.read_backs, say(
         step.call,
         f"read values back to the host ({', '.join(step.read_backs)}); on a GPU each one makes "
-        "the host wait. Return the loss as a tensor and let the caller read it",
+        "the host wait for the device, so a step that reads nothing back keeps every value it "
+        "uses (the loss, the scale) on the device",
         hint=4,
     )
 
