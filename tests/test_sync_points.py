@@ -15,6 +15,9 @@ What is checked, and how:
   cleared for this step.
 - the losses and the trained parameters are compared with a plain loop's (`loss.item()` every
   step) on a copy of the same model.
+- a loss that is not finite: one target of batch k holds NaN, inf or -inf, so the loss of step
+  k is not finite (and, once the weights are NaN, every later one): the ValueError must name
+  step k. When it is raised (at step k, or after the pass) is not checked, nor the model after.
 - the cuda tier runs the loop under `torch.cuda.set_sync_debug_mode("error")`, with which torch
   raises "called a synchronizing CUDA operation" at any call that makes the host wait for the
   GPU (`c10::cuda::warn_or_error_on_sync`, in c10/cuda/CUDAFunctions.cpp). The batches arrive
