@@ -52,9 +52,9 @@ def train_and_log(
     that step or after the last one (the host knows a loss only once it has read it), and the
     model after such a pass is not promised.
 
-    Written for you: the argument checks (bad batches are refused there), and the training
-    loop most tutorials show. It trains correctly, on each batch as it arrives and from fresh
-    gradients, and it waits for the device at every step.
+    Written for you: the argument checks (bad batches are refused there), and a training loop
+    as tutorials and many training scripts write it. It trains correctly, on each batch as it
+    arrives and from fresh gradients, and it waits for the device at every step.
     """
     device = _model_device(model)
     # TODO(sync_points): this loop waits for the device at every step; make it wait once
