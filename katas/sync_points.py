@@ -1,8 +1,8 @@
 """Sync points: log the training loss without making the host wait for the GPU every step.
 
 The host only queues work for a GPU, and can run ahead of it, until it asks for a value that
-lives on the GPU: then it waits for the GPU to catch up. A training loop that reads its loss
-every step waits every step. This kata logs every loss, and waits once.
+lives on the GPU: then it waits for the GPU to catch up. The training loop most tutorials show
+waits for the GPU at every step. This kata logs every loss, and waits once.
 
 Write each function so that its docstring holds: the docstring is the contract.
 Its page, with the task and the background you need: python -m katas docs sync_points
@@ -47,11 +47,14 @@ def train_and_log(
     """Train for one pass over `batches`; return every step's loss as a Python float.
 
     The host waits for the device once, after the last step. Like the given loop's, the
-    memory it holds grows by one number per step: the log's.
+    memory it holds grows by one number per step: the log's. A pass in which some step's loss
+    is not finite (NaN or inf) raises ValueError naming the first such step; it may raise at
+    that step or after the last one (the host knows a loss only once it has read it), and the
+    model after such a pass is not promised.
 
-    Written for you: the argument checks (bad batches are refused there), and the training
-    loop most tutorials show. It trains correctly, on each batch as it arrives and from fresh
-    gradients, and it waits for the device at every step.
+    Written for you: the argument checks (bad batches are refused there), and a training loop
+    as tutorials and many training scripts write it. It trains correctly, on each batch as it
+    arrives and from fresh gradients, and it waits for the device at every step.
     """
     device = _model_device(model)
     # TODO(sync_points): this loop waits for the device at every step; make it wait once
@@ -59,6 +62,8 @@ def train_and_log(
     for i, (x, y) in enumerate(batches):
         _check_batch(i, x, y, device)
         loss = loss_fn(model(x), y)
+        if not torch.isfinite(loss):
+            raise ValueError(f"train_and_log: the loss of step {i} is not finite ({loss.item()})")
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

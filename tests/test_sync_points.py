@@ -15,6 +15,9 @@ What is checked, and how:
   cleared for this step.
 - the losses and the trained parameters are compared with a plain loop's (`loss.item()` every
   step) on a copy of the same model.
+- a loss that is not finite: one target of batch k holds NaN, inf or -inf, so the loss of step
+  k is not finite (and, once the weights are NaN, every later one): the ValueError must name
+  step k. When it is raised (at step k, or after the pass) is not checked, nor the model after.
 - the cuda tier runs the loop under `torch.cuda.set_sync_debug_mode("error")`, with which torch
   raises "called a synchronizing CUDA operation" at any call that makes the host wait for the
   GPU (`c10::cuda::warn_or_error_on_sync`, in c10/cuda/CUDAFunctions.cpp). The batches arrive
@@ -30,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
+import re
 import weakref
 from collections import Counter
 from collections.abc import Iterator
@@ -272,6 +276,17 @@ def tally(names: list[str]) -> str:
     return ", ".join(f"{name} x{n}" for name, n in Counter(names).items())
 
 
+def what_calls(names: list[str]) -> str:
+    """For the conversions among `names` that Python's syntax calls, without a name in the
+    code, what calls them (a sentence to append to a message, or "")."""
+    if "Tensor.__bool__" not in names:
+        return ""
+    return (
+        ". Tensor.__bool__ is how Python asks a tensor for True or False: an `if`, `while`, "
+        "`not`, `and` or `or` on a tensor calls it, and it reads the tensor's value"
+    )
+
+
 # --- running the kata -------------------------------------------------------------------------
 
 
@@ -363,11 +378,12 @@ def test_train_and_log_transfers_once_at_the_end(kata, problem):
             )
             hint = 2
         elif during:
+            seen = [e.removeprefix("transfer ") for e in EVENTS[:end] if e.startswith("transfer")]
             extra = (
-                f"; {'all' if during == len(made) else during} of them {where}. Each one hands "
-                "a value that lives on the "
-                "device to the host, so on a GPU the host stops and waits for the GPU to finish "
-                "everything queued so far, every step"
+                f"; {'all' if during == len(made) else during} of them {where}"
+                f"{what_calls(seen)}. Each one hands a value that lives on the device to the "
+                "host, so on a GPU the host stops and waits for the GPU to finish everything "
+                "queued so far, every step"
             )
         elif made:
             extra = (
@@ -490,6 +506,43 @@ def test_train_and_log_keeps_no_graph_alive(kata, problem):
         )
 
 
+NOT_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+@st.composite
+def bad_passes(draw) -> tuple[Problem, int, str]:
+    """A problem, the step whose target holds a value that is not finite, and that value."""
+    problem = draw(problems(min_steps=1, max_steps=6))
+    step = draw(st.integers(0, problem.steps - 1))
+    return problem, step, draw(st.sampled_from(sorted(NOT_FINITE)))
+
+
+@GIVEN
+@SOME
+@given(case=bad_passes())
+@example(case=(Problem(4, 2, 1, 3, 0, 0.05, 0.0), 2, "nan"))
+def test_train_and_log_names_the_first_step_whose_loss_is_not_finite(kata, case):
+    problem, step, bad = case
+    cpu = torch.device("cpu")
+    model = problem.model(cpu)
+    batches = problem.batches(cpu)
+    batches[step][1][0, 0] = NOT_FINITE[bad]  # one target: the loss of that step is not finite
+    call = (
+        f"train_and_log(model, batches, optimizer, nn.MSELoss()) with {problem}, where batch "
+        f"{step}'s y holds {bad}"
+    )
+    with say.raises(ValueError, call, hint=3) as raised:
+        kata.train_and_log(model, iter(batches), problem.optimizer(model), nn.MSELoss())
+    message = str(raised.value)
+    named = re.search(rf"\bstep {step}\b", message) and "not finite" in message
+    assert named, say(
+        call,
+        f"raised ValueError({message!r}); expected a message that names step {step}, the first "
+        "step whose loss is not finite, and says that it is not finite",
+        hint=3,
+    )
+
+
 BATCHES_ELSEWHERE = {
     "x on meta": lambda x, y: (x.to("meta"), y),
     "y on meta": lambda x, y: (x, y.to("meta")),
@@ -533,5 +586,7 @@ def test_the_loop_never_waits_for_the_device(kata, device, problem):
     )
     made = transfers()
     assert len(made) == 1, say(
-        call, f"made {len(made)} host transfers ({tally(made)}); expected exactly one", hint=1
+        call,
+        f"made {len(made)} host transfers ({tally(made)}); expected exactly one{what_calls(made)}",
+        hint=1,
     )

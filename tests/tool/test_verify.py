@@ -317,21 +317,22 @@ def test_hints_tests_mistakes_and_solution_lines_on_a_kata_page_are_spoilers():
     folded = f"<details><summary>Spoilers</summary>{_html.escape(doc)}</details>"
     assert any(mistake.name in p for p in spoilers(folded)[0])
     lines = verify.solution_lines(SYNC, "")
-    assert "return torch.stack(losses).tolist()" in lines
+    assert "logged = torch.stack(losses).tolist()" in lines
     assert all(len(line) >= verify.MIN_SOLUTION_LINE for line in lines)
-    code = "<pre><code><span>return</span> torch.stack(losses).tolist()</code></pre>"
+    code = "<pre><code>logged <span>=</span> torch.stack(losses).tolist()</code></pre>"
     # the line also names what the catalogue says resolves sync_points (torch.stack, tolist()):
     # that check has tests of its own; here, only the reference's line is looked for
     found = spoilers(code, kata=dataclasses.replace(SYNC, resolves=()))[0]
     assert found == [
         "katas/sync_points/ holds 1 line(s) of the reference's solution, such as "
-        "'return torch.stack(losses).tolist()'"
+        "'logged = torch.stack(losses).tolist()'"
     ]
 
 
 def test_solution_lines_given_in_the_stub_are_not_spoilers():
-    given = "    return torch.stack(losses).tolist()\n"
-    assert "return torch.stack(losses).tolist()" not in verify.solution_lines(SYNC, given)
+    assert "logged = torch.stack(losses).tolist()" in verify.solution_lines(SYNC, "")
+    given = "    logged = torch.stack(losses).tolist()\n"
+    assert "logged = torch.stack(losses).tolist()" not in verify.solution_lines(SYNC, given)
 
 
 def test_the_api_the_solution_calls_and_how_much_of_it_is_named_before():

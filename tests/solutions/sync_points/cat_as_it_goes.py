@@ -1,8 +1,10 @@
 """Grows the log with `torch.cat` every step (a new device tensor each time, no graph, since
 the loss is detached), clears the gradients by hand (`p.grad = None`), and reads the log back
-with `.cpu()`, then `.numpy()` on that host copy: `.cpu()` is the one transfer.
+with `.cpu()`, then `.numpy()` on that host copy: `.cpu()` is the one transfer. The first loss
+that is not finite is found by numpy, on the host copy.
 """
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -22,4 +24,8 @@ def train_and_log(model: nn.Module, batches, optimizer, loss_fn) -> list[float]:
         log = torch.cat([log, loss.detach().reshape(1)])
     if log.numel() == 0:
         return []
-    return [float(v) for v in log.cpu().numpy()]
+    host = log.cpu().numpy()
+    bad = np.flatnonzero(~np.isfinite(host))
+    if bad.size:
+        raise ValueError(f"loss of step {bad[0]} is not finite: {host[bad[0]]}")
+    return [float(v) for v in host]

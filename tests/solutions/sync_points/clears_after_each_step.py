@@ -1,6 +1,8 @@
 """Clears the gradients once before the loop and again after each step (so every step still
 starts from fresh ones), keeps each loss as a detached 1-element view, and reads back
-`torch.stack(...).flatten()` once."""
+`torch.stack(...).flatten()` once, then looks for a loss that is not finite with `math`."""
+
+import math
 
 import torch
 
@@ -21,4 +23,8 @@ def train_and_log(model, batches, optimizer, loss_fn):
         optimizer.zero_grad()
         with torch.no_grad():
             kept.append(loss.detach().view(1))
-    return [] if not kept else torch.stack(kept).flatten().tolist()
+    log = [] if not kept else torch.stack(kept).flatten().tolist()
+    first = next((i for i, v in enumerate(log) if not math.isfinite(v)), None)
+    if first is not None:
+        raise ValueError(f"step {first}: the loss is not finite ({log[first]})")
+    return log

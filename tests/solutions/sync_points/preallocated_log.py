@@ -1,6 +1,7 @@
 """Writes each loss in place into a log tensor on the device, which doubles its capacity when it
 is full (the number of batches is not known in advance), and reads the filled part back once.
-Checks the batch devices with `torch.device` comparisons on the first parameter's device.
+Checks the batch devices with `torch.device` comparisons on the first parameter's device, and
+the losses for NaN and infinity with plain float comparisons, once they are read.
 """
 
 from __future__ import annotations
@@ -27,4 +28,8 @@ def train_and_log(model, batches, optimizer, loss_fn):
             log = bigger
         log[steps] = loss.detach()  # a copy on the device: no wait
         steps += 1
-    return log[:steps].tolist() if steps else []
+    values = log[:steps].tolist() if steps else []
+    for step, value in enumerate(values):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"training went wrong: the loss of step {step} is not finite")
+    return values
