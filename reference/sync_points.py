@@ -45,8 +45,8 @@ def train_and_log(
 
     The host waits for the device once, after the last step. Like the given loop's, the
     memory it holds grows by one number per step: the log's. A pass in which some step's loss
-    is not finite (NaN or inf) raises ValueError naming the first such step, at that step or
-    after the last one; the model after such a pass is not promised.
+    is not finite (NaN or inf) raises ValueError naming the first such step; the model after such
+    a pass is not promised.
 
     Written for you: the argument checks (bad batches are refused there), and a training loop
     as tutorials and many training scripts write it. It trains correctly, on each batch as it
