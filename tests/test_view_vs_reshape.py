@@ -5,11 +5,14 @@ Inputs are contiguous, transposed, permuted, sliced, stepped and expanded tensor
 broadcast to a batch, 1-d, channels_last, and views that happen to be contiguous.
 
 The oracle for "a view is possible" is plainly `x.view(shape)` succeeding; values are checked
-against `x.reshape(shape)`, sharing against the storage pointer, and writes against `x`. The
-property tests take the `device` fixture, so the cuda tier runs the same bodies on a GPU. There
-the same answers hold: whether `reshape` can view is decided from sizes and strides alone
-(`computeStride` in aten/src/ATen/native/TensorShape.cpp, `reshape_symint`), with no device
-branch for strided tensors.
+against `x.reshape(shape)`, sharing against the storage pointer, and writes against `x`.
+center_rows_ is checked on `x` itself after the call (its storage pointer, its version counter,
+its values against a float64 oracle, and the rest of the memory it shares), so a write that
+went into a copy is seen as an unchanged `x`. The property tests take the `device` fixture, so
+the cuda tier runs the same bodies on a GPU. There the same answers hold: whether `reshape` can
+view is decided from sizes and strides alone (`computeStride` in
+aten/src/ATen/native/TensorShape.cpp, `reshape_symint`), with no device branch for strided
+tensors.
 """
 
 from __future__ import annotations
