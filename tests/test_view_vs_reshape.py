@@ -287,6 +287,25 @@ def center(kata, what: str, x: torch.Tensor, *, hint: int, expected: str = "x it
     return got
 
 
+def check_centred(what: str, x: torch.Tensor, before: torch.Tensor, want: torch.Tensor) -> None:
+    """x, after the call, holds `want` (its centred rows); an unchanged x is explained."""
+    if torch.equal(x, before):
+        reason = no_row_view(x)
+        assert close(x, want, before), say(
+            what,
+            "returned, and x did not change"
+            + (f": its rows were centred somewhere else, if at all. {reason}" if reason else ""),
+            hint=1 if reason else 3,
+        )
+    assert x.dtype == before.dtype and close(x, want, before), say(
+        what,
+        f"changed x (now {x.dtype}), but not into its centred rows, computed in float64: x[i] "
+        "minus the mean of x[i]'s elements; the largest difference is "
+        f"{(x.double() - want).abs().max().item():.3g}",
+        hint=3,
+    )
+
+
 @given(data=st.data())
 def test_center_rows_changes_x_itself(kata, device, data):
     dtype = data.draw(st.sampled_from([torch.float32, torch.float64]), label="dtype")
@@ -301,20 +320,7 @@ def test_center_rows_changes_x_itself(kata, device, data):
         "so that every tensor sharing it sees the centred rows",
         hint=3,
     )
-    if torch.equal(x, before):
-        reason = no_row_view(x)
-        assert close(x, want, before), say(
-            what,
-            "returned, and x did not change"
-            + (f": its rows were centred somewhere else, if at all. {reason}" if reason else ""),
-            hint=1 if reason else 3,
-        )
-    assert close(x, want, before), say(
-        what,
-        "changed x, but not into its centred rows: x[i] should be x[i] minus the mean of "
-        f"x[i]'s elements; the largest difference is {(x.double() - want).abs().max().item():.3g}",
-        hint=3,
-    )
+    check_centred(what, x, before, want)
     assert x._version > version, say(
         what,
         "changed x's values without moving its version counter (x._version), so autograd "
@@ -343,12 +349,7 @@ def test_center_rows_matches_a_float64_reference(kata, device, data):
     want, before = centred(x), x.clone()
     what = f"center_rows_({about(kind, x)})"
     center(kata, what, x, hint=3)
-    assert x.dtype == dtype and close(x, want, before), say(
-        what,
-        f"left x as {x.dtype} values that differ from its centred rows (computed in float64) "
-        f"by up to {(x.double() - want).abs().max().item():.3g}",
-        hint=3,
-    )
+    check_centred(what, x, before, want)
 
 
 @given(data=st.data())
