@@ -28,7 +28,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.strategies import FLOAT_DTYPES, VIEW_KINDS, make_tensor, shapes, views
-from tests.support import Say, recorded_warnings
+from tests.support import Say, describe, recorded_warnings
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -287,20 +287,22 @@ def center(kata, what: str, x: torch.Tensor, *, hint: int, expected: str = "x it
     return got
 
 
-def check_centred(what: str, x: torch.Tensor, before: torch.Tensor, want: torch.Tensor) -> None:
+def check_centred(what: str, x: torch.Tensor, got, before: torch.Tensor, want: torch.Tensor):
     """x, after the call, holds `want` (its centred rows); an unchanged x is explained."""
     if torch.equal(x, before):
         reason = no_row_view(x)
+        returned = "returned x" if got is x else f"returned {describe(got)}, not x"
         assert close(x, want, before), say(
             what,
-            "returned, and x did not change"
+            f"{returned}, and x did not change"
             + (f": its rows were centred somewhere else, if at all. {reason}" if reason else ""),
             hint=1 if reason else 3,
         )
     assert x.dtype == before.dtype and close(x, want, before), say(
         what,
-        f"changed x (now {x.dtype}), but not into its centred rows, computed in float64: x[i] "
-        "minus the mean of x[i]'s elements; the largest difference is "
+        f"changed x{'' if x.dtype == before.dtype else f' (now {x.dtype})'}, but not into its "
+        "centred rows, computed in float64: x[i] minus the mean of x[i]'s elements; the "
+        "largest difference is "
         f"{(x.double() - want).abs().max().item():.3g}",
         hint=3,
     )
@@ -313,14 +315,14 @@ def test_center_rows_changes_x_itself(kata, device, data):
     want, before = centred(x), x.clone()
     version, memory = x._version, x.untyped_storage().data_ptr()
     what = f"center_rows_({about(kind, x)})"
-    center(kata, what, x, hint=3)
+    got = center(kata, what, x, hint=3)
     assert x.untyped_storage().data_ptr() == memory, say(
         what,
         "gave x other memory (x.data = ... or x.set_(...)); expected x's own memory to change, "
         "so that every tensor sharing it sees the centred rows",
         hint=3,
     )
-    check_centred(what, x, before, want)
+    check_centred(what, x, got, before, want)
     assert x._version > version, say(
         what,
         "changed x's values without moving its version counter (x._version), so autograd "
@@ -348,8 +350,8 @@ def test_center_rows_matches_a_float64_reference(kata, device, data):
     kind, x = data.draw(writable_inputs(dtype=dtype, device=device), label="x")
     want, before = centred(x), x.clone()
     what = f"center_rows_({about(kind, x)})"
-    center(kata, what, x, hint=3)
-    check_centred(what, x, before, want)
+    got = center(kata, what, x, hint=3)
+    check_centred(what, x, got, before, want)
 
 
 @given(data=st.data())
@@ -364,7 +366,7 @@ def test_center_rows_changes_only_x(kata, device, data):
     others = memory[~mine].clone()
     what = f"center_rows_({about(kind, x)})"
     center(kata, what, x, hint=3)
-    assert torch.equal(whole_storage(x)[~mine], others), say(
+    assert torch.equal(memory[~mine], others), say(
         what,
         "changed elements of x's memory that are not x's (x is a slice: the rest of its "
         "base shares that memory); expected only x's own elements to change",
