@@ -257,10 +257,14 @@ VIEW_REFUSED = "view size is not compatible with input tensor's size and stride"
 
 
 def no_row_view(x: torch.Tensor) -> str:
-    """For an x that has no (N, W) view: why a write through a reshape of it misses x."""
+    """For an x that has no (N, W) view: why a write through a reshape of it misses x. Asked,
+    before the call, of a meta tensor with x's sizes and strides (no data, nothing copied)."""
     n, w = rows_of(x)
-    if can_view(x, (n, w)):
+    try:
+        torch.empty_strided(x.shape, x.stride(), device="meta").view(n, w)
         return ""
+    except RuntimeError:
+        pass
     return (
         f"x has no view of shape ({n}, {w}) here (x.view({n}, {w}) raises for its strides), "
         f"so a reshape of x to ({n}, {w}) is a copy, and a write into a copy never reaches x"
@@ -270,6 +274,7 @@ def no_row_view(x: torch.Tensor) -> str:
 def center(kata, what: str, x: torch.Tensor, *, hint: int, expected: str = "x itself, centred"):
     """Call center_rows_(x); an exception or a warning fails with a message for the learner,
     which says, when a `view` raised, that x has no such view here."""
+    reason = no_row_view(x)
     with recorded_warnings() as caught:
         try:
             got = kata.center_rows_(x)
@@ -277,8 +282,8 @@ def center(kata, what: str, x: torch.Tensor, *, hint: int, expected: str = "x it
             if say.unwritten(err):
                 raise
             problem = f"raised {type(err).__name__}: {err}; expected {expected}"
-            if isinstance(err, RuntimeError) and VIEW_REFUSED in str(err) and no_row_view(x):
-                problem += f". A view raised: {no_row_view(x)}"
+            if isinstance(err, RuntimeError) and VIEW_REFUSED in str(err) and reason:
+                problem += f". A view raised: {reason}"
                 hint = 1
             pytest.fail(say(what, problem, hint=hint), pytrace=False)
     if caught:
@@ -287,10 +292,13 @@ def center(kata, what: str, x: torch.Tensor, *, hint: int, expected: str = "x it
     return got
 
 
-def check_centred(what: str, x: torch.Tensor, got, before: torch.Tensor, want: torch.Tensor):
-    """x, after the call, holds `want` (its centred rows); an unchanged x is explained."""
+def check_centred(what: str, x: torch.Tensor, got, before: torch.Tensor, want, reason: str):
+    """x, after the call, holds `want` (its centred rows); an unchanged x is explained by
+    `reason`, no_row_view(x) as asked before the call."""
+    assert x.shape == before.shape, say(
+        what, f"changed x's shape to {tuple(x.shape)}; expected {tuple(before.shape)}", hint=3
+    )
     if torch.equal(x, before):
-        reason = no_row_view(x)
         returned = "returned x" if got is x else f"returned {describe(got)}, not x"
         assert close(x, want, before), say(
             what,
@@ -312,7 +320,7 @@ def check_centred(what: str, x: torch.Tensor, got, before: torch.Tensor, want: t
 def test_center_rows_changes_x_itself(kata, device, data):
     dtype = data.draw(st.sampled_from([torch.float32, torch.float64]), label="dtype")
     kind, x = data.draw(writable_inputs(dtype=dtype, device=device), label="x")
-    want, before = centred(x), x.clone()
+    want, before, reason = centred(x), x.clone(), no_row_view(x)
     version, memory = x._version, x.untyped_storage().data_ptr()
     what = f"center_rows_({about(kind, x)})"
     got = center(kata, what, x, hint=3)
@@ -322,7 +330,7 @@ def test_center_rows_changes_x_itself(kata, device, data):
         "so that every tensor sharing it sees the centred rows",
         hint=3,
     )
-    check_centred(what, x, got, before, want)
+    check_centred(what, x, got, before, want, reason)
     assert x._version > version, say(
         what,
         "changed x's values without moving its version counter (x._version), so autograd "
@@ -348,10 +356,10 @@ def test_center_rows_returns_x_itself(kata, device, data):
 def test_center_rows_matches_a_float64_reference(kata, device, data):
     dtype = data.draw(st.sampled_from(FLOAT_DTYPES), label="dtype")
     kind, x = data.draw(writable_inputs(dtype=dtype, device=device), label="x")
-    want, before = centred(x), x.clone()
+    want, before, reason = centred(x), x.clone(), no_row_view(x)
     what = f"center_rows_({about(kind, x)})"
     got = center(kata, what, x, hint=3)
-    check_centred(what, x, got, before, want)
+    check_centred(what, x, got, before, want, reason)
 
 
 @given(data=st.data())
