@@ -4,9 +4,9 @@ which one happened.
 A tensor is a flat block of memory (its storage) plus a shape, strides and an offset that say
 where each element lives. Some new shapes can be laid over the same memory and some cannot. A
 reshaped tensor that shares memory with the original cost nothing to make, and writing through
-it changes the original; a copy costs memory and time, and is independent. Here you reshape
-batches, say honestly whether memory is shared, and copy a tensor into row-major order only
-when it is not already.
+it changes the original; a copy costs memory and time, and is independent. Here you centre the
+rows of a batch in place, whatever its layout, reshape batches, say honestly whether memory is
+shared, and copy a tensor into row-major order only when it is not already.
 
 Write each function so that its docstring holds: the docstring is the contract.
 Its page, with the task and the background you need: python -m katas docs view_vs_reshape
@@ -52,6 +52,43 @@ def _check_fits(x: torch.Tensor, shape: tuple[int, ...]) -> None:
             f"view_or_copy: cannot reshape x of shape {tuple(x.shape)} ({x.numel()} elements) "
             f"into shape {shape}: {err}"
         ) from None
+
+
+def _check_centrable(x: object) -> None:
+    """center_rows_'s argument checks (given): a tensor with rows, floating point, and not
+    expanded."""
+    _check_tensor("center_rows_", x)
+    if x.dim() == 0:
+        raise ValueError(
+            f"center_rows_: x has shape {tuple(x.shape)} (a 0-d tensor); "
+            "expected at least one dimension, the rows (N, ...)"
+        )
+    if not x.is_floating_point():
+        raise TypeError(f"center_rows_: x must have a floating point dtype, not {x.dtype}")
+    if x.numel() and any(s == 0 and n > 1 for n, s in zip(x.shape, x.stride(), strict=True)):
+        raise ValueError(
+            f"center_rows_: x of shape {tuple(x.shape)} and strides {x.stride()} is expanded "
+            "(a stride of 0): several of its elements are one memory location, so they cannot "
+            "be changed in place one by one"
+        )
+
+
+def center_rows_(x: torch.Tensor) -> torch.Tensor:
+    """Subtract from each row of `x` (shape (N, ...), floating point) the mean of that row's
+    elements, in place: `x` itself changes, whatever its layout, and is returned.
+
+    A row is `x[i]`, all its W elements (W the product of the sizes after the first; a 1-d `x`
+    has rows of one element). Only `x`'s elements change: other elements of the memory `x`
+    shares, such as the rows a slice of a batch skips, keep their values. With no elements
+    (N = 0, or W = 0) there is nothing to change: `x` is returned as it was.
+
+    Written for you: the argument checks. They refuse what is not a tensor, a 0-d tensor and a
+    dtype that is not floating point, and an expanded `x` (a stride of 0 on a dimension of size
+    above 1), whose elements share memory and so cannot be changed one by one (ValueError).
+    """
+    _check_centrable(x)
+    # TODO(view_vs_reshape): subtract each row's mean from x itself
+    raise NotImplementedError("view_vs_reshape: center_rows_")
 
 
 def flatten_rows(x: torch.Tensor) -> torch.Tensor:

@@ -5,11 +5,14 @@ Inputs are contiguous, transposed, permuted, sliced, stepped and expanded tensor
 broadcast to a batch, 1-d, channels_last, and views that happen to be contiguous.
 
 The oracle for "a view is possible" is plainly `x.view(shape)` succeeding; values are checked
-against `x.reshape(shape)`, sharing against the storage pointer, and writes against `x`. The
-property tests take the `device` fixture, so the cuda tier runs the same bodies on a GPU. There
-the same answers hold: whether `reshape` can view is decided from sizes and strides alone
-(`computeStride` in aten/src/ATen/native/TensorShape.cpp, `reshape_symint`), with no device
-branch for strided tensors.
+against `x.reshape(shape)`, sharing against the storage pointer, and writes against `x`.
+center_rows_ is checked on `x` itself after the call (its storage pointer, its version counter,
+its values against a float64 oracle, and the rest of the memory it shares), so a write that
+went into a copy is seen as an unchanged `x`. The property tests take the `device` fixture, so
+the cuda tier runs the same bodies on a GPU. There the same answers hold: whether `reshape` can
+view is decided from sizes and strides alone (`computeStride` in
+aten/src/ATen/native/TensorShape.cpp, `reshape_symint`), with no device branch for strided
+tensors.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.strategies import VIEW_KINDS, make_tensor, shapes, views
-from tests.support import Say
+from tests.strategies import FLOAT_DTYPES, VIEW_KINDS, make_tensor, shapes, views
+from tests.support import Say, describe, recorded_warnings
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -217,6 +220,212 @@ def check_tensor(what: str, got, want: torch.Tensor, hint: int) -> None:
     )
     assert torch.equal(got, want), say(
         what, "returned the right shape but the wrong values (compare with reshape)", hint=hint
+    )
+
+
+# --- center_rows_ -----------------------------------------------------------------------------
+
+
+def writable_inputs(*, dtype, device="cpu"):
+    """(kind, x) for every layout above but the expanded ones, which cannot be written in place."""
+    return views(kinds=VIEW_KINDS[:-1], dtype=dtype, device=device) | extra_views(
+        kinds=tuple(k for k in EXTRA_KINDS if k != "rows expanded"), dtype=dtype, device=device
+    )
+
+
+def centred(x: torch.Tensor) -> torch.Tensor:
+    """The oracle, in float64: each row x[i] minus the mean of its elements."""
+    n, w = rows_of(x)
+    x64 = x.double()
+    return x64 - x64.reshape(n, w).mean(dim=1).view(n, *[1] * (x.dim() - 1))
+
+
+def close(got: torch.Tensor, want: torch.Tensor, like: torch.Tensor) -> bool:
+    """Within a few roundings of `like`'s dtype at the size of its values."""
+    scale = like.double().abs().max().item() if like.numel() else 0.0
+    tol = 8 * torch.finfo(like.dtype).eps * max(1.0, scale)
+    return bool(((got.double() - want).abs() <= tol).all())
+
+
+def whole_storage(x: torch.Tensor) -> torch.Tensor:
+    """Every element of the memory x uses, x's own and the others, as a 1-d tensor."""
+    return torch.empty(0, dtype=x.dtype, device=x.device).set_(x.untyped_storage())
+
+
+# torch's message when `view` finds no strides for the new shape
+VIEW_REFUSED = "view size is not compatible with input tensor's size and stride"
+
+
+def no_row_view(x: torch.Tensor) -> str:
+    """For an x that has no (N, W) view: why a write through a reshape of it misses x. Asked,
+    before the call, of a meta tensor with x's sizes and strides (no data, nothing copied)."""
+    n, w = rows_of(x)
+    try:
+        torch.empty_strided(x.shape, x.stride(), device="meta").view(n, w)
+        return ""
+    except RuntimeError:
+        pass
+    return (
+        f"x has no view of shape ({n}, {w}) here (x.view({n}, {w}) raises for its strides), "
+        f"so a reshape of x to ({n}, {w}) is a copy, and a write into a copy never reaches x"
+    )
+
+
+def center(kata, what: str, x: torch.Tensor, *, hint: int, expected: str = "x itself, centred"):
+    """Call center_rows_(x); an exception or a warning fails with a message for the learner,
+    which says, when a `view` raised, that x has no such view here."""
+    reason = no_row_view(x)
+    with recorded_warnings() as caught:
+        try:
+            got = kata.center_rows_(x)
+        except Exception as err:
+            if say.unwritten(err):
+                raise
+            problem = f"raised {type(err).__name__}: {err}; expected {expected}"
+            if isinstance(err, RuntimeError) and VIEW_REFUSED in str(err) and reason:
+                problem += f". A view raised: {reason}"
+                hint = 1
+            pytest.fail(say(what, problem, hint=hint), pytrace=False)
+    if caught:
+        problem = f"warned {caught[0].category.__name__}: {caught[0].message}; expected no warning"
+        pytest.fail(say(what, problem, hint=hint), pytrace=False)
+    return got
+
+
+def check_centred(what: str, x: torch.Tensor, got, before: torch.Tensor, want, reason: str):
+    """x, after the call, holds `want` (its centred rows); an unchanged x is explained by
+    `reason`, no_row_view(x) as asked before the call."""
+    assert x.shape == before.shape, say(
+        what, f"changed x's shape to {tuple(x.shape)}; expected {tuple(before.shape)}", hint=3
+    )
+    if torch.equal(x, before):
+        returned = "returned x" if got is x else f"returned {describe(got)}, not x"
+        assert close(x, want, before), say(
+            what,
+            f"{returned}, and x did not change"
+            + (f": its rows were centred somewhere else, if at all. {reason}" if reason else ""),
+            hint=1 if reason else 3,
+        )
+    assert x.dtype == before.dtype and close(x, want, before), say(
+        what,
+        f"changed x{'' if x.dtype == before.dtype else f' (now {x.dtype})'}, but not into its "
+        "centred rows, computed in float64: x[i] minus the mean of x[i]'s elements; the "
+        "largest difference is "
+        f"{(x.double() - want).abs().max().item():.3g}",
+        hint=3,
+    )
+
+
+@given(data=st.data())
+def test_center_rows_changes_x_itself(kata, device, data):
+    dtype = data.draw(st.sampled_from([torch.float32, torch.float64]), label="dtype")
+    kind, x = data.draw(writable_inputs(dtype=dtype, device=device), label="x")
+    want, before, reason = centred(x), x.clone(), no_row_view(x)
+    version, memory = x._version, x.untyped_storage().data_ptr()
+    what = f"center_rows_({about(kind, x)})"
+    got = center(kata, what, x, hint=3)
+    assert x.untyped_storage().data_ptr() == memory, say(
+        what,
+        "gave x other memory (x.data = ... or x.set_(...)); expected x's own memory to change, "
+        "so that every tensor sharing it sees the centred rows",
+        hint=3,
+    )
+    check_centred(what, x, got, before, want, reason)
+    assert x._version > version, say(
+        what,
+        "changed x's values without moving its version counter (x._version), so autograd "
+        "cannot see the change (a write through x.data?); expected an in-place change of x",
+        hint=3,
+    )
+
+
+@given(data=st.data())
+def test_center_rows_returns_x_itself(kata, device, data):
+    kind, x = data.draw(writable_inputs(dtype=torch.float32, device=device), label="x")
+    what = f"center_rows_({about(kind, x)})"
+    got = center(kata, what, x, hint=3)
+    assert got is x, say(
+        what,
+        f"returned {'a new tensor' if isinstance(got, torch.Tensor) else repr(got)}; "
+        "expected x itself",
+        hint=3,
+    )
+
+
+@given(data=st.data())
+def test_center_rows_matches_a_float64_reference(kata, device, data):
+    dtype = data.draw(st.sampled_from(FLOAT_DTYPES), label="dtype")
+    kind, x = data.draw(writable_inputs(dtype=dtype, device=device), label="x")
+    want, before, reason = centred(x), x.clone(), no_row_view(x)
+    what = f"center_rows_({about(kind, x)})"
+    got = center(kata, what, x, hint=3)
+    check_centred(what, x, got, before, want, reason)
+
+
+@given(data=st.data())
+def test_center_rows_changes_only_x(kata, device, data):
+    slices = views(kinds=("sliced", "stepped"), dtype=torch.float32, device=device) | extra_views(
+        kinds=("rows stepped", "row sliced"), dtype=torch.float32, device=device
+    )
+    kind, x = data.draw(slices, label="x")
+    memory = whole_storage(x)
+    mine = torch.zeros(memory.shape, dtype=torch.bool, device=device)
+    mine.as_strided(x.shape, x.stride(), x.storage_offset()).fill_(True)
+    others = memory[~mine].clone()
+    what = f"center_rows_({about(kind, x)})"
+    center(kata, what, x, hint=3)
+    assert torch.equal(memory[~mine], others), say(
+        what,
+        "changed elements of x's memory that are not x's (x is a slice: the rest of its "
+        "base shares that memory); expected only x's own elements to change",
+        hint=3,
+    )
+
+
+@given(shape=shapes(min_dims=1, max_dims=4, max_side=4), data=st.data())
+def test_center_rows_handles_empty_tensors(kata, shape, data):
+    zero_at = data.draw(st.integers(0, len(shape) - 1), label="zero at")
+    shape = (*shape[:zero_at], 0, *shape[zero_at + 1 :])
+    perm = data.draw(st.permutations(range(len(shape))), label="permutation")
+    x = torch.zeros(shape).permute(*perm)
+    n, w = rows_of(x)
+    what = f"center_rows_(x of shape {tuple(x.shape)}: N = {n}, W = {w}, no elements)"
+    size, stride = x.shape, x.stride()
+    got = center(kata, what, x, hint=4, expected="x itself, as it was")
+    assert got is x and x.shape == size and x.stride() == stride, say(
+        what, "did not return x as it was; with no elements there is nothing to change", hint=4
+    )
+
+
+REFUSED = {
+    "a list": (lambda: [1.0, 2.0], TypeError),
+    "torch.tensor(3.0)": (lambda: torch.tensor(3.0), ValueError),
+    "torch.arange(6).reshape(2, 3)": (lambda: torch.arange(6).reshape(2, 3), TypeError),
+    "torch.ones(2, 3, dtype=torch.bool)": (lambda: torch.ones(2, 3, dtype=torch.bool), TypeError),
+    "torch.zeros(1, 3).expand(4, 3)": (lambda: torch.zeros(1, 3).expand(4, 3), ValueError),
+    "torch.zeros(2, 1, 3).expand(2, 4, 3)": (
+        lambda: torch.zeros(2, 1, 3).expand(2, 4, 3),
+        ValueError,
+    ),
+}
+
+
+@pytest.mark.given
+@pytest.mark.parametrize("what", REFUSED)
+def test_center_rows_refuses_what_it_cannot_centre(kata, what):
+    make, error = REFUSED[what]
+    x = make()
+    before = x.clone() if isinstance(x, torch.Tensor) else list(x)
+    call = f"center_rows_({what})"
+    with say.raises(error, call, hint=3) as raised:
+        kata.center_rows_(x)
+    assert "center_rows_" in str(raised.value), say(
+        call,
+        f"raised {error.__name__}({str(raised.value)!r}), which does not name center_rows_",
+        hint=3,
+    )
+    assert torch.equal(x, before) if isinstance(x, torch.Tensor) else x == before, say(
+        call, "changed x, then refused it", hint=3
     )
 
 

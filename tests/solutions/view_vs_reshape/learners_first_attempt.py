@@ -1,6 +1,7 @@
 """A learner's first attempt, written from the kata page and the stub alone, before any check
 (issue 25's measurement, kept as written): it proves sharing by comparing storages, and flattens
-an empty batch without reshape(N, -1).
+an empty batch without reshape(N, -1). center_rows_ was added when the kata gained it: it
+reads the row means from a reshape and subtracts them from `x` itself, broadcast.
 """
 
 from __future__ import annotations
@@ -40,6 +41,37 @@ def _check_fits(x: torch.Tensor, shape: tuple[int, ...]) -> None:
             f"view_or_copy: cannot reshape x of shape {tuple(x.shape)} ({x.numel()} elements) "
             f"into shape {shape}: {err}"
         ) from None
+
+
+def _check_centrable(x: object) -> None:
+    """center_rows_'s argument checks (given): a tensor with rows, floating point, and not
+    expanded."""
+    _check_tensor("center_rows_", x)
+    if x.dim() == 0:
+        raise ValueError(
+            f"center_rows_: x has shape {tuple(x.shape)} (a 0-d tensor); "
+            "expected at least one dimension, the rows (N, ...)"
+        )
+    if not x.is_floating_point():
+        raise TypeError(f"center_rows_: x must have a floating point dtype, not {x.dtype}")
+    if x.numel() and any(s == 0 and n > 1 for n, s in zip(x.shape, x.stride(), strict=True)):
+        raise ValueError(
+            f"center_rows_: x of shape {tuple(x.shape)} and strides {x.stride()} is expanded "
+            "(a stride of 0): several of its elements are one memory location, so they cannot "
+            "be changed in place one by one"
+        )
+
+
+def center_rows_(x: torch.Tensor) -> torch.Tensor:
+    """Subtract from each row of `x` the mean of that row's elements, in place (added when
+    the kata gained the function; the rest of the file is as the learner wrote it)."""
+    _check_centrable(x)
+    n = x.shape[0]
+    # the means may come from a copy: they are only read
+    means = x.reshape(n, math.prod(x.shape[1:])).mean(dim=1)
+    # the write goes to x itself, the means broadcast over each row's other dimensions
+    x -= means.reshape((n,) + (1,) * (x.dim() - 1))
+    return x
 
 
 def flatten_rows(x: torch.Tensor) -> torch.Tensor:
