@@ -5,8 +5,8 @@ A tensor is a flat block of memory (its storage) plus a shape, strides and an of
 where each element lives. Some new shapes can be laid over the same memory and some cannot. A
 reshaped tensor that shares memory with the original cost nothing to make, and writing through
 it changes the original; a copy costs memory and time, and is independent. Here you centre the
-rows of a batch in place, whatever its layout, reshape batches, say honestly whether memory is
-shared, and copy a tensor into row-major order only when it is not already.
+rows of a batch in place, reshape batches, say honestly whether memory is shared, and copy a
+tensor into row-major order only when it is not already.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def _shares_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 def center_rows_(x: torch.Tensor) -> torch.Tensor:
     """Subtract from each row of `x` (shape (N, ...), floating point) the mean of that row's
-    elements, in place: `x` itself changes, whatever its layout, and is returned.
+    elements, in place: `x` itself changes, and is returned.
 
     A row is `x[i]`, all its W elements (W the product of the sizes after the first; a 1-d `x`
     has rows of one element). Only `x`'s elements change: other elements of the memory `x`
