@@ -438,12 +438,20 @@ def _slug(text: str) -> str:
 def run(args: argparse.Namespace) -> int:
     # A last resort: if this process itself hangs, SIGALRM ends it 5 s after the limit.
     before = signal.signal(signal.SIGALRM, lambda *_: os._exit(4))
+    # Started with SIGINT ignored (`nohup`, or `&` in a script without job control), this
+    # process would pass that on to pytest, which would then not stop at the time limit's
+    # SIGINT and write its files: it would be killed. Its children get SIGINT's default.
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    if ignored:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.alarm(int(args.time_limit) + 5)
     try:
         return _run(args)
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, before)
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run(args: argparse.Namespace) -> int:

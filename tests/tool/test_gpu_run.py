@@ -163,7 +163,9 @@ def test_a_hung_child_is_stopped_at_its_time(tmp_path, monkeypatch, ignores_sigi
     interpreter is still starting ends it with status 1, not by the signal, and under load the
     SIGINT at time 0 did land there."""
     monkeypatch.setattr(gpu_run, "GRACE", 1)
-    handler = signal.SIG_IGN if ignores_sigint else signal.getsignal(signal.SIGINT)
+    # Each case sets its own: the one this process was started with may be SIG_IGN (a
+    # background job of a script), which the child would inherit.
+    handler = signal.SIG_IGN if ignores_sigint else signal.default_int_handler
     before = signal.signal(signal.SIGINT, handler)
     try:
         status, stopped = gpu_run._run_bounded(
@@ -227,9 +229,14 @@ def test_a_whole_run_on_a_simulated_gpu_leaves_an_archive_and_a_summary(tmp_path
     assert "torch: 2.11.0+cu130 (not the pin, torch==2.13.0" in machine.decode()
 
 
-def test_a_hanging_cuda_tier_is_stopped_and_the_run_still_leaves_its_files(tmp_path, monkeypatch):
+@pytest.mark.parametrize("started_ignoring_sigint", [False, True])
+def test_a_hanging_cuda_tier_is_stopped_and_the_run_still_leaves_its_files(
+    tmp_path, monkeypatch, started_ignoring_sigint
+):
     """A test that never ends: at its time pytest gets SIGINT, still writes its JUnit file,
-    and the summary says where the run stopped; exit status 4."""
+    and the summary says where the run stopped; exit status 4. Also when the run was started
+    with SIGINT ignored (`nohup`, a background job of a script), which its pytest would
+    otherwise inherit; the run leaves SIGINT as it found it."""
     (tmp_path / "tests").mkdir()
     tests = tmp_path / "tests" / "test_tiny.py"
     tests.write_text(
@@ -251,7 +258,13 @@ def test_a_hanging_cuda_tier_is_stopped_and_the_run_still_leaves_its_files(tmp_p
     args = argparse.Namespace(
         out=out, tools=tmp_path / "none", time_limit=45, bench="none", workers=1
     )
-    assert gpu_run.run(args) == 4
+    start = signal.SIG_IGN if started_ignoring_sigint else signal.default_int_handler
+    before = signal.signal(signal.SIGINT, start)
+    try:
+        assert gpu_run.run(args) == 4
+        assert signal.getsignal(signal.SIGINT) == start
+    finally:
+        signal.signal(signal.SIGINT, before)
     summary = (out / "summary.md").read_text()
     assert "Stopped at the time limit** (the cuda tier, in or after " in summary, summary
     assert "tests/test_tiny.py::test_hangs" in summary
