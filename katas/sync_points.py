@@ -46,10 +46,10 @@ def train_and_log(
 ) -> list[float]:
     """Train for one pass over `batches`; return every step's loss as a Python float.
 
-    The host waits for the device once, after the last step. Like the given loop's, the
-    memory it holds grows by one number per step: the log's. A pass in which some step's loss
-    is not finite (NaN or inf) raises ValueError naming the first such step; the model after such
-    a pass is not promised.
+    The losses come back to the host in one transfer, after the last step: the host waits
+    for the device once. Like the given loop's, the memory it holds grows by one number per
+    step: the log's. A pass in which some step's loss is not finite (NaN or inf) raises
+    ValueError naming the first such step; the model after such a pass is not promised.
 
     Written for you: the argument checks (bad batches are refused there), and a training loop
     as tutorials and many training scripts write it. It trains correctly, on each batch as it

@@ -482,7 +482,8 @@ def host_reads(
 ) -> Iterator[None]:
     """Spy on the Tensor `methods` that read a value back to the host, for the block.
 
-    Each call is handed to `note(name, caller_frame)`, except a read made inside another one
+    Each call is handed to `note(name, caller_frame)` (a `to` with non_blocking=True as
+    `to(non_blocking=True)`), except a read made inside another one
     (`tolist` inside `__repr__`: one read), a `to` that does not target the CPU, and what
     `skip(name, tensor, caller_frame)` says is not a read. `after(name, result)` sees the
     result of each call, e.g. to recognise host copies the block makes.
@@ -493,14 +494,17 @@ def host_reads(
         real = getattr(torch.Tensor, name)
 
         def method(self, *args, **kwargs):
+            seen = name
             if name == "to":
-                target = torch._C._nn._parse_to(*args, **kwargs)[0]
+                target, _, non_blocking, _ = torch._C._nn._parse_to(*args, **kwargs)
                 if target is None or target.type != "cpu":
                     return real(self, *args, **kwargs)
+                if non_blocking:  # a copy that the host does not wait for as it is made
+                    seen = "to(non_blocking=True)"
             if depth[0] == 0:
                 caller = sys._getframe(1)
                 if skip is None or not skip(name, self, caller):
-                    note(name, caller)
+                    note(seen, caller)
             depth[0] += 1
             try:
                 result = real(self, *args, **kwargs)

@@ -379,12 +379,19 @@ def test_train_and_log_transfers_once_at_the_end(kata, problem):
             hint = 2
         elif during:
             seen = [e.removeprefix("transfer ") for e in EVENTS[:end] if e.startswith("transfer")]
-            extra = (
-                f"; {'all' if during == len(made) else during} of them {where}"
-                f"{what_calls(seen)}. Each one hands a value that lives on the device to the "
-                "host, so on a GPU the host stops and waits for the GPU to finish everything "
-                "queued so far, every step"
-            )
+            if all(name.startswith("Tensor.to(non_blocking=True)") for name in seen):
+                why = (
+                    ". A copy to the host with non_blocking=True does not wait as it is made, "
+                    "but its values are there only once the host has waited for the GPU, and "
+                    "each one is a transfer of its own: the log needs one, after the last step"
+                )
+            else:
+                why = (
+                    f"{what_calls(seen)}. Each one hands a value that lives on the device to "
+                    "the host, so on a GPU the host stops and waits for the GPU to finish "
+                    "everything queued so far, every step"
+                )
+            extra = f"; {'all' if during == len(made) else during} of them {where}{why}"
         elif made:
             extra = (
                 "; all after the loop, but one per loss. Each read of a value on the device "
