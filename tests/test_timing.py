@@ -15,6 +15,10 @@ The cpu tier times functions on a scripted machine, `World`, so every answer is 
   `enable_timing=True` or not recorded, RuntimeError for events not yet completed; an event
   records on the stream it is given, by default the current stream of the *current* GPU
   (torch/csrc/Event.cpp: `torch.Event(device)` keeps only the device's type).
+- a tensor the code under test makes on a simulated GPU (a factory with `device="cuda"`, a copy
+  `.to("cuda")`) is a CPU tensor that reports that GPU (`GPUValue`): reading its value back
+  (`.item()`, `.cpu()`, `float()`, ...) waits for that GPU's queue, as a copy from the host
+  does, so a wait written as a read is answered as on a real GPU.
 Nothing is ever allocated on CUDA in the cpu tier.
 
 The device tests time real work: on the cpu case a few matrix products, on the cuda case
@@ -42,9 +46,10 @@ import pytest
 import torch
 from hypothesis import example, given
 from hypothesis import strategies as st
+from torch.overrides import TorchFunctionMode
 
 from dojo import catalogue as _catalogue
-from tests.support import Say, fake_gpus, real_world
+from tests.support import Say, _asked_device, fake_gpus, real_world
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -75,6 +80,109 @@ WRONG_CLOCKS = {
 # --- the scripted machine ---------------------------------------------------------------------
 
 
+FACTORIES = {
+    torch.zeros,
+    torch.ones,
+    torch.empty,
+    torch.full,
+    torch.rand,
+    torch.randn,
+    torch.randint,
+    torch.arange,
+    torch.linspace,
+    torch.eye,
+    torch.zeros_like,
+    torch.ones_like,
+    torch.empty_like,
+    torch.full_like,
+    torch.rand_like,
+    torch.randn_like,
+}
+"""torch's factories: on a GPU each one only queues its work (a fill, a random draw)."""
+COPIES_IN = {torch.tensor, torch.as_tensor, torch.Tensor.to, torch.Tensor.cuda}
+"""Copies from host memory to a GPU: without non_blocking=True the host waits for the copy,
+and so for everything queued before it on that GPU (torch's copy ends in a stream
+synchronize, at::cuda::memcpy_and_sync)."""
+READS = {
+    torch.Tensor.item,
+    torch.Tensor.tolist,
+    torch.Tensor.numpy,
+    torch.Tensor.cpu,
+    torch.Tensor.__float__,
+    torch.Tensor.__int__,
+    torch.Tensor.__index__,
+    torch.Tensor.__bool__,
+    torch.Tensor.__format__,
+    torch.Tensor.__repr__,
+    torch.Tensor.__array__,
+}
+"""What hands a value on a GPU to the host: it waits for the GPU (`to` a CPU device too)."""
+
+
+class GPUValue(torch.Tensor):
+    """A tensor on a simulated GPU: its data is on the CPU, but it reports `cuda:index`, and a
+    read of its value waits for that GPU's queue, as on a real one. Each GPU has a subclass
+    (`World.on`), so what is computed from it stays on it."""
+
+    world: World
+    index: int
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.Tensor.device.__get__:
+            return torch.device("cuda", cls.index)
+        if func is torch.Tensor.is_cuda.__get__:
+            return True
+        read = func in READS
+        if func is torch.Tensor.to:
+            target = torch._C._nn._parse_to(*args, **kwargs)[0]
+            read = target is not None and target.type == "cpu"
+        if read:
+            cls.world.wait_for(cls.index)
+            plain = [a.as_subclass(torch.Tensor) if isinstance(a, GPUValue) else a for a in args]
+            return func(*plain, **kwargs)
+        return super().__torch_function__(func, types, args, kwargs)
+
+
+class _GPUValues(TorchFunctionMode):
+    """Lets the code under test make tensors on the simulated GPUs and read them back: a
+    factory queues, a copy from the host waits, and so does a read (`GPUValue`). Other calls
+    that name a GPU go on to `fake_gpus`, which says it cannot answer them."""
+
+    def __init__(self, world: World) -> None:
+        super().__init__()
+        self.world = world
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in FACTORIES or func in COPIES_IN:
+            asked = _asked_device(func, args, kwargs)
+            if asked is not None and not isinstance(asked, bool):
+                try:
+                    device = (
+                        torch.device("cuda", asked)
+                        if isinstance(asked, int)
+                        else torch.device(asked)
+                    )
+                except RuntimeError:
+                    device = None
+                if device is not None and device.type == "cuda":
+                    index = self.world.index(device, f"{func.__name__}(device='cuda')")
+                    if func is torch.Tensor.to:
+                        rest = [a for a in args[1:] if not isinstance(a, (str, int, torch.device))]
+                        kwargs = {k: v for k, v in kwargs.items() if k != "device"}
+                        made = args[0].to(*rest, **kwargs)
+                    elif func is torch.Tensor.cuda:
+                        made = args[0]
+                    else:
+                        made = func(*args, **{**kwargs, "device": "cpu"})
+                    if func in COPIES_IN and not kwargs.get("non_blocking", False):
+                        self.world.wait_for(index)
+                    return made.as_subclass(self.world.on(index))
+        return func(*args, **kwargs)
+
+
 class World:
     """A machine whose functions take scripted times, with a host clock and, for "cuda", one
     queue of work per GPU. The functions it makes run on GPU `target`; `current` is what
@@ -92,6 +200,7 @@ class World:
         self.calls: dict[str, int] = {}
         self.taken: list[tuple[str, float]] = []  # (name, seconds) of every call, in order
         self.problems: list[tuple[str, int]] = []  # (message, hint)
+        self._values: dict[int, type[GPUValue]] = {}
 
     # what the code under test sees
 
@@ -183,6 +292,14 @@ class World:
         self.log.append("sync")
         self.waited.append(index)
         self.now = max(self.now, self.queues[index])
+
+    def on(self, index: int) -> type[GPUValue]:
+        """The GPUValue class of GPU `index` of this machine."""
+        if index not in self._values:
+            self._values[index] = type(
+                f"GPUValue{index}", (GPUValue,), {"world": self, "index": index}
+            )
+        return self._values[index]
 
     def synchronize(self, api: str) -> Callable[..., None]:
         def synchronize(device: object = None) -> None:
@@ -333,6 +450,8 @@ class World:
         originals = {id(getattr(owner, attr)): fake for (owner, attr), fake in fakes.items()}
         with contextlib.ExitStack() as stack:
             stack.enter_context(fake_gpus(self.gpus))
+            if self.cuda:
+                stack.enter_context(_GPUValues(self))
             for (owner, attr), replacement in fakes.items():
                 stack.enter_context(mock.patch.object(owner, attr, replacement))
             rebind(kata, originals, stack)
