@@ -127,16 +127,20 @@ class GPUValue(torch.Tensor):
     world: World
     index: int
 
+    @property
+    def device(self) -> torch.device:
+        return torch.device("cuda", type(self).index)
+
+    @property
+    def is_cuda(self) -> bool:
+        return True
+
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func is torch.Tensor.device.__get__:
-            return torch.device("cuda", cls.index)
-        if func is torch.Tensor.is_cuda.__get__:
-            return True
         read = func in READS
         if func is torch.Tensor.to:
-            target = torch._C._nn._parse_to(*args, **kwargs)[0]
+            target = torch._C._nn._parse_to(*args[1:], **kwargs)[0]
             read = target is not None and target.type == "cpu"
         if read:
             cls.world.wait_for(cls.index)
@@ -169,18 +173,32 @@ class _GPUValues(TorchFunctionMode):
                     device = None
                 if device is not None and device.type == "cuda":
                     index = self.world.index(device, f"{func.__name__}(device='cuda')")
-                    if func is torch.Tensor.to:
-                        rest = [a for a in args[1:] if not isinstance(a, (str, int, torch.device))]
-                        kwargs = {k: v for k, v in kwargs.items() if k != "device"}
-                        made = args[0].to(*rest, **kwargs)
-                    elif func is torch.Tensor.cuda:
-                        made = args[0]
-                    else:
-                        made = func(*args, **{**kwargs, "device": "cpu"})
-                    if func in COPIES_IN and not kwargs.get("non_blocking", False):
-                        self.world.wait_for(index)
-                    return made.as_subclass(self.world.on(index))
+                    return self.make(func, args, kwargs, index)
         return func(*args, **kwargs)
+
+    def make(self, func, args: tuple, kwargs: dict, index: int) -> GPUValue:
+        """What `func` makes on GPU `index`: a factory's tensor; a copy of a host tensor,
+        for which the host waits unless non_blocking=True; a tensor already on a GPU moved
+        there, which the host does not wait for (and `x` itself when it is already there)."""
+        on = self.world.on(index)
+        if func is torch.Tensor.to or func is torch.Tensor.cuda:
+            source = args[0]
+            plain = source.as_subclass(torch.Tensor) if isinstance(source, GPUValue) else source
+            made = plain
+            if func is torch.Tensor.to:
+                rest = [a for a in args[1:] if not isinstance(a, (str, int, torch.device))]
+                made = plain.to(*rest, **{k: v for k, v in kwargs.items() if k != "device"})
+            if isinstance(source, GPUValue):
+                if type(source).index == index and made is plain:
+                    return source
+                return made.clone().as_subclass(on)
+        elif func in FACTORIES:
+            return func(*args, **{**kwargs, "device": "cpu"}).as_subclass(on)
+        else:
+            made = func(*args, **{**kwargs, "device": "cpu"})
+        if not kwargs.get("non_blocking", False):
+            self.world.wait_for(index)
+        return made.clone().as_subclass(on)  # a copy: the host tensor's memory stays its own
 
 
 class World:
