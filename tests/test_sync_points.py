@@ -268,8 +268,13 @@ def host_transfers() -> Iterator[None]:
         yield
 
 
-def transfers() -> list[str]:
-    return [e.removeprefix("transfer ") for e in EVENTS if e.startswith("transfer ")]
+def transfers(events: list[str] | None = None) -> list[str]:
+    """The transfers among `events` (all of EVENTS by default), by name."""
+    return [
+        e.removeprefix("transfer ")
+        for e in (EVENTS if events is None else events)
+        if e.startswith("transfer ")
+    ]
 
 
 def tally(names: list[str]) -> str:
@@ -369,7 +374,8 @@ def test_train_and_log_transfers_once_at_the_end(kata, problem):
             end, where = ran_out, "during the loop"
         else:  # the batches were all taken first: the loop is what came before the last step
             end, where = last_step, "before the last optimizer step"
-        during = sum(1 for e in EVENTS[:end] if e.startswith("transfer"))
+        seen = transfers(EVENTS[:end])
+        during = len(seen)
         hint = 1
         if any(name.endswith("in torch.tensor") for name in made):
             extra = (
@@ -378,7 +384,6 @@ def test_train_and_log_transfers_once_at_the_end(kata, problem):
             )
             hint = 2
         elif during:
-            seen = [e.removeprefix("transfer ") for e in EVENTS[:end] if e.startswith("transfer")]
             if all(name.startswith("Tensor.to(non_blocking=True)") for name in seen):
                 why = (
                     ". A copy to the host with non_blocking=True does not wait as it is made, "
