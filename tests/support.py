@@ -250,6 +250,19 @@ def _asked_device(func, args: tuple, kwargs: dict):
     return kwargs.get("device")
 
 
+def asked_cuda(func, args: tuple, kwargs: dict) -> torch.device | None:
+    """The CUDA device a torch call asks for (`_asked_device`, an int read as an index of the
+    accelerator, here CUDA), or None when it asks for none, or for another type."""
+    asked = _asked_device(func, args, kwargs)
+    if asked is None or isinstance(asked, bool):
+        return None
+    try:
+        device = torch.device("cuda", asked) if isinstance(asked, int) else torch.device(asked)
+    except RuntimeError:
+        return None
+    return device if device.type == "cuda" else None
+
+
 class _SimulatedDevices(TorchFunctionMode):
     """Sees each torch call that asks for a device: one the simulated machine lacks fails as it
     would on a real machine (a RuntimeError), and one it has fails as a limit of the simulation,
@@ -261,20 +274,13 @@ class _SimulatedDevices(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        asked = _asked_device(func, args, kwargs)
-        if asked is not None and not isinstance(asked, bool):
-            try:  # an int is an index of the accelerator, here the simulated CUDA
-                device = (
-                    torch.device("cuda", asked) if isinstance(asked, int) else torch.device(asked)
-                )
-            except RuntimeError:
-                device = None
-            if device is not None and device.type == "cuda":
-                index = self.machine.current if device.index is None else device.index
-                self.machine._check(index)  # the real errors, for a GPU that is not there
-                raise _unanswered(
-                    f"putting a tensor on the simulated GPU cuda:{index} ({func.__name__})"
-                )
+        device = asked_cuda(func, args, kwargs)
+        if device is not None:
+            index = self.machine.current if device.index is None else device.index
+            self.machine._check(index)  # the real errors, for a GPU that is not there
+            raise _unanswered(
+                f"putting a tensor on the simulated GPU cuda:{index} ({func.__name__})"
+            )
         return func(*args, **kwargs)
 
 
@@ -483,8 +489,8 @@ def host_reads(
     """Spy on the Tensor `methods` that read a value back to the host, for the block.
 
     Each call is handed to `note(name, caller_frame)` (a `to` with non_blocking=True as
-    `to(non_blocking=True)`), except a read made inside another one
-    (`tolist` inside `__repr__`: one read), a `to` that does not target the CPU, and what
+    `to(non_blocking=True)`), except a read made inside another one (`tolist` inside
+    `__repr__`: one read), a `to` that does not target the CPU, and what
     `skip(name, tensor, caller_frame)` says is not a read. `after(name, result)` sees the
     result of each call, e.g. to recognise host copies the block makes.
     """

@@ -49,7 +49,7 @@ from hypothesis import strategies as st
 from torch.overrides import TorchFunctionMode
 
 from dojo import catalogue as _catalogue
-from tests.support import Say, _asked_device, fake_gpus, real_world
+from tests.support import TO_HOST, Say, asked_cuda, fake_gpus, real_world
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
@@ -103,20 +103,9 @@ COPIES_IN = {torch.tensor, torch.as_tensor, torch.Tensor.to, torch.Tensor.cuda}
 """Copies from host memory to a GPU: without non_blocking=True the host waits for the copy,
 and so for everything queued before it on that GPU (torch's copy ends in a stream
 synchronize, at::cuda::memcpy_and_sync)."""
-READS = {
-    torch.Tensor.item,
-    torch.Tensor.tolist,
-    torch.Tensor.numpy,
-    torch.Tensor.cpu,
-    torch.Tensor.__float__,
-    torch.Tensor.__int__,
-    torch.Tensor.__index__,
-    torch.Tensor.__bool__,
-    torch.Tensor.__format__,
-    torch.Tensor.__repr__,
-    torch.Tensor.__array__,
-}
-"""What hands a value on a GPU to the host: it waits for the GPU (`to` a CPU device too)."""
+READS = {getattr(torch.Tensor, name) for name in TO_HOST if name != "to"}
+"""What hands a value on a GPU to the host (`support.TO_HOST`): it waits for the GPU, and so
+does `to` a CPU device, told apart by its target."""
 
 
 class GPUValue(torch.Tensor):
@@ -161,19 +150,10 @@ class _GPUValues(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if func in FACTORIES or func in COPIES_IN:
-            asked = _asked_device(func, args, kwargs)
-            if asked is not None and not isinstance(asked, bool):
-                try:
-                    device = (
-                        torch.device("cuda", asked)
-                        if isinstance(asked, int)
-                        else torch.device(asked)
-                    )
-                except RuntimeError:
-                    device = None
-                if device is not None and device.type == "cuda":
-                    index = self.world.index(device, f"{func.__name__}(device='cuda')")
-                    return self.make(func, args, kwargs, index)
+            device = asked_cuda(func, args, kwargs)
+            if device is not None:
+                index = self.world.index(device, f"{func.__name__}(device='cuda')")
+                return self.make(func, args, kwargs, index)
         return func(*args, **kwargs)
 
     def make(self, func, args: tuple, kwargs: dict, index: int) -> GPUValue:
