@@ -54,15 +54,20 @@ def _check_fits(x: torch.Tensor, shape: tuple[int, ...]) -> None:
         ) from None
 
 
+def _check_rows(func: str, x: object) -> None:
+    """Refuse what is not a tensor with rows, (N, ...) (given)."""
+    _check_tensor(func, x)
+    if x.dim() == 0:
+        raise ValueError(
+            f"{func}: x has shape {tuple(x.shape)} (a 0-d tensor); "
+            "expected at least one dimension, the rows (N, ...)"
+        )
+
+
 def _check_centrable(x: object) -> None:
     """center_rows_'s argument checks (given): a tensor with rows, floating point, and not
     expanded."""
-    _check_tensor("center_rows_", x)
-    if x.dim() == 0:
-        raise ValueError(
-            f"center_rows_: x has shape {tuple(x.shape)} (a 0-d tensor); "
-            "expected at least one dimension, the rows (N, ...)"
-        )
+    _check_rows("center_rows_", x)
     if not x.is_floating_point():
         raise TypeError(f"center_rows_: x must have a floating point dtype, not {x.dtype}")
     if x.numel() and any(s == 0 and n > 1 for n, s in zip(x.shape, x.stride(), strict=True)):
@@ -99,12 +104,7 @@ def flatten_rows(x: torch.Tensor) -> torch.Tensor:
 
     Written for you: the argument checks (they refuse bad arguments).
     """
-    _check_tensor("flatten_rows", x)
-    if x.dim() == 0:
-        raise ValueError(
-            f"flatten_rows: x has shape {tuple(x.shape)} (a 0-d tensor); "
-            "expected at least one dimension, the rows (N, ...)"
-        )
+    _check_rows("flatten_rows", x)
     # TODO(view_vs_reshape): give x the shape (N, W), sharing its memory whenever that is possible
     raise NotImplementedError("view_vs_reshape: flatten_rows")
 
