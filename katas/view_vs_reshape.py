@@ -4,9 +4,9 @@ which one happened.
 A tensor is a flat block of memory (its storage) plus a shape, strides and an offset that say
 where each element lives. Some new shapes can be laid over the same memory and some cannot. A
 reshaped tensor that shares memory with the original cost nothing to make, and writing through
-it changes the original; a copy costs memory and time, and is independent. Here you centre the
-rows of a batch in place, reshape batches, say honestly whether memory is shared, and copy a
-tensor into row-major order only when it is not already.
+it changes the original; a copy costs memory and time, and is independent. Here you fix a
+function that centres the rows of a batch in place, reshape batches, say honestly whether
+memory is shared, and copy a tensor into row-major order only when it is not already.
 
 Write each function so that its docstring holds: the docstring is the contract.
 Its page, with the task and the background you need: python -m katas docs view_vs_reshape
@@ -87,13 +87,19 @@ def center_rows_(x: torch.Tensor) -> torch.Tensor:
     shares, such as the rows a slice of a batch skips, keep their values. With no elements
     (N = 0, or W = 0) there is nothing to change: `x` is returned as it was.
 
-    Written for you: the argument checks. They refuse what is not a tensor, a 0-d tensor and a
-    dtype that is not floating point, and an expanded `x` (a stride of 0 on a dimension of size
-    above 1), whose elements share memory and so cannot be changed one by one (ValueError).
+    Written for you: the argument checks, and a first version of the function, as it is often
+    written. The checks refuse what is not a tensor, a 0-d tensor and a dtype that is not
+    floating point, and an expanded `x` (a stride of 0 on a dimension of size above 1), whose
+    elements share memory and so cannot be changed one by one (ValueError). The first version
+    centres the rows of a freshly made batch, and not of every `x` it accepts.
     """
     _check_centrable(x)
-    # TODO(view_vs_reshape): subtract each row's mean from x itself
-    raise NotImplementedError("view_vs_reshape: center_rows_")
+    # TODO(view_vs_reshape): check this first version as it is, then make it centre every x
+    if x.numel() == 0:
+        return x  # no elements: nothing to change
+    rows = x.reshape(x.shape[0], -1)  # (N, W): row i holds x[i]'s elements
+    rows -= rows.mean(dim=1, keepdim=True)
+    return x
 
 
 def flatten_rows(x: torch.Tensor) -> torch.Tensor:

@@ -4,9 +4,9 @@ which one happened.
 A tensor is a flat block of memory (its storage) plus a shape, strides and an offset that say
 where each element lives. Some new shapes can be laid over the same memory and some cannot. A
 reshaped tensor that shares memory with the original cost nothing to make, and writing through
-it changes the original; a copy costs memory and time, and is independent. Here you centre the
-rows of a batch in place, reshape batches, say honestly whether memory is shared, and copy a
-tensor into row-major order only when it is not already.
+it changes the original; a copy costs memory and time, and is independent. Here you fix a
+function that centres the rows of a batch in place, reshape batches, say honestly whether
+memory is shared, and copy a tensor into row-major order only when it is not already.
 """
 
 from __future__ import annotations
@@ -94,16 +94,24 @@ def center_rows_(x: torch.Tensor) -> torch.Tensor:
     shares, such as the rows a slice of a batch skips, keep their values. With no elements
     (N = 0, or W = 0) there is nothing to change: `x` is returned as it was.
 
-    Written for you: the argument checks. They refuse what is not a tensor, a 0-d tensor and a
-    dtype that is not floating point, and an expanded `x` (a stride of 0 on a dimension of size
-    above 1), whose elements share memory and so cannot be changed one by one (ValueError).
+    Written for you: the argument checks, and a first version of the function, as it is often
+    written. The checks refuse what is not a tensor, a 0-d tensor and a dtype that is not
+    floating point, and an expanded `x` (a stride of 0 on a dimension of size above 1), whose
+    elements share memory and so cannot be changed one by one (ValueError). The first version
+    centres the rows of a freshly made batch, and not of every `x` it accepts.
     """
     _check_centrable(x)
-    # BEGIN SOLUTION: subtract each row's mean from x itself
+    # BEGIN SOLUTION: check this first version as it is, then make it centre every x
     rows = x.shape[0]
     means = x.reshape(rows, math.prod(x.shape[1:])).mean(dim=1)  # only read: a copy is fine
     x.sub_(means.view(rows, *[1] * (x.dim() - 1)))  # broadcast over each row of x itself
     return x
+    # STUB
+    # if x.numel() == 0:
+    #     return x  # no elements: nothing to change
+    # rows = x.reshape(x.shape[0], -1)  # (N, W): row i holds x[i]'s elements
+    # rows -= rows.mean(dim=1, keepdim=True)
+    # return x
     # END SOLUTION
 
 

@@ -336,6 +336,7 @@ def test_center_rows_changes_x_itself(kata, device, data):
     )
 
 
+@pytest.mark.given  # the first version already does this: keep it so
 @given(data=st.data())
 def test_center_rows_returns_x_itself(kata, device, data):
     kind, x = data.draw(writable_inputs(dtype=torch.float32, device=device), label="x")
@@ -359,6 +360,7 @@ def test_center_rows_matches_a_float64_reference(kata, device, data):
     check_centred(what, x, got, before, want, reason)
 
 
+@pytest.mark.given  # the first version already does this: keep it so
 @given(data=st.data())
 def test_center_rows_changes_only_x(kata, device, data):
     slices = views(kinds=("sliced", "stepped"), dtype=torch.float32, device=device) | extra_views(
@@ -379,6 +381,7 @@ def test_center_rows_changes_only_x(kata, device, data):
     )
 
 
+@pytest.mark.given  # the first version already does this: keep it so
 @given(shape=shapes(min_dims=1, max_dims=4, max_side=4), data=st.data())
 def test_center_rows_handles_empty_tensors(kata, shape, data):
     zero_at = data.draw(st.integers(0, len(shape) - 1), label="zero at")
