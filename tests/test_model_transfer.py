@@ -91,6 +91,20 @@ class RunningMean(nn.Module):
         return x - self.mean
 
 
+class Masked(nn.Module):
+    """A linear layer whose weight is masked by a buffer registered with persistent=False, as
+    attention layers keep their causal masks: the forward pass reads it and `Module.to` moves
+    it, but the state_dict leaves it out."""
+
+    def __init__(self, n: int) -> None:
+        super().__init__()
+        self.linear = nn.Linear(n, n)
+        self.register_buffer("mask", torch.ones(n, n).tril(), persistent=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return nn.functional.linear(x, self.linear.weight * self.mask, self.linear.bias)
+
+
 def build(kind: str, n_in: int, n_hidden: int, n_out: int) -> nn.Module:
     if kind == "linear":
         return nn.Linear(n_in, n_out)
@@ -241,6 +255,21 @@ def test_model_device_counts_buffers(kata, data, arch):
         f"{name} is a buffer: a tensor the model keeps and does not learn (BatchNorm's running "
         "statistics, say). The model computes with it and saves it in its state_dict, so it is "
         "as much the model's as a parameter, and the model's device is the device of all of them"
+    )
+    check_names_the_split(call, expect_spread(kata, call, model, lesson), model)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_model_device_counts_buffers_the_state_dict_leaves_out(kata, n):
+    model = Masked(n)
+    model.mask = model.mask.to("meta")  # still the registered, non-persistent buffer
+    assert "mask" not in model.state_dict()
+    call = f"model_device(a Linear({n}, {n}) masked by a buffer, mask, on meta)"
+    lesson = (
+        "mask is a buffer registered with persistent=False (as attention layers keep their "
+        "masks): the state_dict leaves it out, but the forward pass reads it and model.to() "
+        "moves it, so it is as much the model's as a parameter, and the model's device is the "
+        "device of all of them"
     )
     check_names_the_split(call, expect_spread(kata, call, model, lesson), model)
 
