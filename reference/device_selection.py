@@ -70,7 +70,8 @@ def _requested(requested: object) -> torch.device:
 
 
 def try_gpu(i: int = 0) -> torch.device:
-    """The GPU `cuda:i` when this process can use it, otherwise the CPU.
+    """The GPU `cuda:i` when this process can use it, otherwise the CPU. It finds out without
+    putting anything on any GPU.
 
     Bad arguments are refused by the given checks.
 
@@ -90,7 +91,7 @@ def try_gpu(i: int = 0) -> torch.device:
 
 def try_all_gpus() -> list[torch.device]:
     """Every GPU this process can use, in order (`[cuda:0, ..., cuda:n-1]`), or `[cpu]` when
-    there is none, so that the caller always has somewhere to run."""
+    there is none, so that the caller always has somewhere to run. Nothing is put on any GPU."""
     # BEGIN SOLUTION
     return [torch.device("cuda", k) for k in range(_gpu_count())] or [torch.device("cpu")]
     # END SOLUTION

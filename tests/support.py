@@ -268,9 +268,10 @@ class _SimulatedDevices(TorchFunctionMode):
     would on a real machine (a RuntimeError), and one it has fails as a limit of the simulation,
     since nothing can be put on a simulated GPU."""
 
-    def __init__(self, machine: SimulatedMachine) -> None:
+    def __init__(self, machine: SimulatedMachine, on_tensor=None) -> None:
         super().__init__()
         self.machine = machine
+        self.on_tensor = on_tensor
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -278,6 +279,8 @@ class _SimulatedDevices(TorchFunctionMode):
         if device is not None:
             index = self.machine.current if device.index is None else device.index
             self.machine._check(index)  # the real errors, for a GPU that is not there
+            if self.on_tensor is not None:
+                self.on_tensor(func.__name__, index)
             raise _unanswered(
                 f"putting a tensor on the simulated GPU cuda:{index} ({func.__name__})"
             )
@@ -369,7 +372,12 @@ class SimulatedMachine:
 
 
 @contextlib.contextmanager
-def fake_gpus(n: int, *, gpus: list[SimulatedGPU] | None = None) -> Iterator[SimulatedMachine]:
+def fake_gpus(
+    n: int,
+    *,
+    gpus: list[SimulatedGPU] | None = None,
+    on_tensor: Callable[[str, int], None] | None = None,
+) -> Iterator[SimulatedMachine]:
     """Make torch believe there are `n` CUDA GPUs (0 to 8). Never allocate on them.
 
     They answer what code may ask the machine: `torch.cuda`'s is_available, device_count,
@@ -381,7 +389,9 @@ def fake_gpus(n: int, *, gpus: list[SimulatedGPU] | None = None) -> Iterator[Sim
     RuntimeError: "invalid device ordinal", or "No CUDA GPUs are available" without GPUs); any
     other call that would need the CUDA runtime (a tensor put on a GPU that exists,
     `torch.cuda.synchronize()`...) raises `SimulationLimit`, naming the call as a limit of the
-    simulation, not a mistake of the code under test.
+    simulation, not a mistake of the code under test; a test whose contract forbids putting a
+    tensor on a GPU passes `on_tensor(call, index)`, which fails the test with its own message
+    before a tensor would be put on GPU `index` that exists.
 
     Patches torch's functions however the code under test imported them
     (`from torch.cuda import device_count`: `harness.patched`). Yields the machine, whose
@@ -437,7 +447,7 @@ def fake_gpus(n: int, *, gpus: list[SimulatedGPU] | None = None) -> Iterator[Sim
             if name.startswith("_accelerator_") and not name.startswith("_accelerator_hooks"):
                 fake = c_patches.get(name) or unanswerable(name, getattr(torch._C, name))
                 stack.enter_context(mock.patch.object(torch._C, name, fake))
-        stack.enter_context(_SimulatedDevices(machine))
+        stack.enter_context(_SimulatedDevices(machine, on_tensor))
         yield machine
 
 

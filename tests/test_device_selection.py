@@ -1,10 +1,14 @@
 """Tests for katas/device_selection.py.
 
-The cpu tier simulates machines with 0 to 8 GPUs (tests.support.fake_gpus) and never allocates
-on them; the cuda tier checks the same things on a real GPU.
+The cpu tier simulates machines with 0 to 8 GPUs (tests.support.fake_gpus, through `simulated_gpus`)
+and never allocates on them: code under test that puts a tensor on one of them to find out
+whether it exists fails with a message, since the contract asks for an answer that puts nothing
+on any GPU. The cuda tier checks the same things on a real GPU.
 """
 
 from __future__ import annotations
+
+import sys
 
 import pytest
 import torch
@@ -16,6 +20,34 @@ from tests.support import Say, fake_gpus, names_the_device, quotes, real_world, 
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
+
+
+PUBLIC = ("try_gpu", "try_all_gpus", "pick_device", "physical_gpu_id")
+
+
+def probed(func: str, index: int) -> None:
+    """What `simulated_gpus` says when the code under test puts a tensor on GPU `index`."""
+    frame, who = sys._getframe(1), "device_selection"
+    while frame is not None:  # the outermost of the kata's functions on the stack made the call
+        who = frame.f_code.co_name if frame.f_code.co_name in PUBLIC else who
+        frame = frame.f_back
+    pytest.fail(
+        say(
+            who,
+            f"put a tensor on cuda:{index} ({func}) to find out whether that GPU exists. On a "
+            "real machine that works, and costs: the first tensor a process puts on a GPU "
+            "creates a CUDA context for it there, which holds some of that GPU's memory (a "
+            "hundred MiB or more, by GPU and driver) until the process ends, on every GPU it "
+            "tries, shared or not. The contract asks for an answer that puts nothing on any GPU",
+            hint=2,
+        ),
+        pytrace=False,
+    )
+
+
+def simulated_gpus(n: int):
+    """A simulated machine with `n` GPUs, on which putting a tensor fails the test (`probed`)."""
+    return fake_gpus(n, on_tensor=probed)
 
 
 def expected_gpu(i: int, n: int) -> torch.device:
@@ -45,14 +77,14 @@ def check_device(call: str, got, want: torch.device, hint: int) -> None:
 
 @given(n=gpu_counts, i=st.integers(0, 10))
 def test_try_gpu_gives_that_gpu_only_if_it_exists(kata, n, i):
-    with fake_gpus(n):
+    with simulated_gpus(n):
         got = kata.try_gpu(i)
     check_device(f"try_gpu({i}) with {n} GPU(s)", got, expected_gpu(i, n), hint=1)
 
 
 @given(n=gpu_counts)
 def test_try_gpu_defaults_to_the_first_gpu(kata, n):
-    with fake_gpus(n):
+    with simulated_gpus(n):
         got = kata.try_gpu()
     check_device(f"try_gpu() with {n} GPU(s)", got, expected_gpu(0, n), hint=1)
 
@@ -60,20 +92,20 @@ def test_try_gpu_defaults_to_the_first_gpu(kata, n):
 @pytest.mark.given
 @given(n=gpu_counts, i=st.integers(max_value=-1))
 def test_try_gpu_rejects_a_negative_index(kata, n, i):
-    with fake_gpus(n), say.raises(ValueError, f"try_gpu({i})", hint=1):
+    with simulated_gpus(n), say.raises(ValueError, f"try_gpu({i})", hint=1):
         kata.try_gpu(i)
 
 
 @pytest.mark.given
 @pytest.mark.parametrize("i", ["0", 1.5, None], ids=repr)
 def test_try_gpu_refuses_an_index_that_is_not_an_int(kata, i):
-    with fake_gpus(2), say.raises(TypeError, f"try_gpu({i!r})", hint=1):
+    with simulated_gpus(2), say.raises(TypeError, f"try_gpu({i!r})", hint=1):
         kata.try_gpu(i)
 
 
 @given(n=gpu_counts)
 def test_try_all_gpus_lists_every_gpu_or_the_cpu(kata, n):
-    with fake_gpus(n):
+    with simulated_gpus(n):
         got = kata.try_all_gpus()
     call = f"try_all_gpus() with {n} GPU(s)"
     want = [torch.device("cuda", k) for k in range(n)] or [torch.device("cpu")]
@@ -92,7 +124,7 @@ def test_try_all_gpus_lists_every_gpu_or_the_cpu(kata, n):
 
 @given(n=gpu_counts, disable=st.booleans())
 def test_pick_device_none_gives_the_best_device(kata, n, disable):
-    with fake_gpus(n):
+    with simulated_gpus(n):
         got = kata.pick_device(None, disable_cuda=disable)
     want = torch.device("cuda", 0) if n and not disable else torch.device("cpu")
     check_device(f"pick_device(None, disable_cuda={disable}) with {n} GPU(s)", got, want, hint=2)
@@ -101,7 +133,7 @@ def test_pick_device_none_gives_the_best_device(kata, n, disable):
 @given(n=gpu_counts, disable=st.booleans(), spelling=st.sampled_from(["cpu", torch.device("cpu")]))
 def test_pick_device_accepts_the_cpu(kata, n, disable, spelling):
     call = f"pick_device({spelling!r}, disable_cuda={disable}) with {n} GPU(s)"
-    with fake_gpus(n):
+    with simulated_gpus(n):
         got = say.call(call, kata.pick_device, spelling, disable_cuda=disable, hint=3)
     check_device(call, got, torch.device("cpu"), hint=3)
 
@@ -111,7 +143,7 @@ def test_pick_device_accepts_an_existing_gpu(kata, data, n, as_device):
     index = data.draw(st.integers(0, n - 1), label="index")
     requested = torch.device("cuda", index) if as_device else f"cuda:{index}"
     call = f"pick_device({requested!r}) with {n} GPU(s)"
-    with fake_gpus(n):
+    with simulated_gpus(n):
         got = say.call(call, kata.pick_device, requested, hint=3, expected=f"cuda:{index}")
     check_device(call, got, torch.device("cuda", index), hint=3)
 
@@ -121,7 +153,7 @@ def test_pick_device_reads_bare_cuda_as_the_current_gpu(kata, data, n, as_device
     current = data.draw(st.integers(0, n - 1), label="current device")
     requested = torch.device("cuda") if as_device else "cuda"
     call = f"pick_device({requested!r}) with {n} GPU(s), the current one cuda:{current}"
-    with fake_gpus(n) as machine:
+    with simulated_gpus(n) as machine:
         machine.current = current
         got = say.call(call, kata.pick_device, requested, hint=3, expected=f"cuda:{current}")
     assert isinstance(got, torch.device) and got.type == "cuda", say(
@@ -140,7 +172,7 @@ def test_pick_device_rejects_cuda_when_disabled(kata, n, index, as_device):
     text = "cuda" if index is None else f"cuda:{index}"
     requested = torch.device(text) if as_device else text
     call = f"pick_device({requested!r}, disable_cuda=True) with {n} GPU(s)"
-    with fake_gpus(n), say.raises(ValueError, call, hint=3):
+    with simulated_gpus(n), say.raises(ValueError, call, hint=3):
         kata.pick_device(requested, disable_cuda=True)
 
 
@@ -149,7 +181,7 @@ def expect_refusal(kata, requested, n: int, *, hint: int, disable_cuda: bool = F
     request. Returns the message."""
     flag = ", disable_cuda=True" if disable_cuda else ""
     call = f"pick_device({requested!r}{flag}) with {n} GPU(s)"
-    with fake_gpus(n):
+    with simulated_gpus(n):
         try:
             got = kata.pick_device(requested, disable_cuda=disable_cuda)
         except ValueError as err:
@@ -243,7 +275,7 @@ def test_pick_device_accepts_cpu_and_meta(kata, n, kind, index, as_device):
     text = kind if index is None else f"{kind}:{index}"
     requested = torch.device(text) if as_device else text
     call = f"pick_device({requested!r}) with {n} GPU(s)"
-    with fake_gpus(n):
+    with simulated_gpus(n):
         got = say.call(call, kata.pick_device, requested, hint=3, expected=f"{text}, which exists")
     check_device(call, got, torch.device(text), hint=3)
 
@@ -260,7 +292,7 @@ def test_pick_device_rejects_a_second_cpu(kata, n, kind, index):
     value=st.sampled_from([1.5, b"cuda", ["cpu"], ("cuda", 0), 0, 1]),
 )
 def test_pick_device_refuses_what_is_not_a_request(kata, n, value):
-    with fake_gpus(n), say.raises(TypeError, f"pick_device({value!r})", hint=3):
+    with simulated_gpus(n), say.raises(TypeError, f"pick_device({value!r})", hint=3):
         kata.pick_device(value)
 
 
@@ -285,7 +317,7 @@ BAD_DEVICE_STRINGS = [
 def test_pick_device_rejects_nonsense_with_the_text_quoted(kata, n, text):
     assume(torch_rejects(text))
     call = f"pick_device({text!r})"
-    with fake_gpus(n), say.raises(ValueError, call, hint=3) as raised:
+    with simulated_gpus(n), say.raises(ValueError, call, hint=3) as raised:
         kata.pick_device(text)
     message = str(raised.value)
     assert quotes(message, text), say(

@@ -77,3 +77,30 @@ def test_a_call_they_cannot_answer_is_named_as_a_limit_of_the_simulation(call, n
     assert named in str(raised.value)
     assert "limit of the tests' simulation, not a mistake in your code" in str(raised.value)
     assert not issubclass(SimulationLimit, Exception)  # `except Exception` cannot hide it
+
+
+@pytest.mark.parametrize(
+    ("call", "index"),
+    [
+        pytest.param(lambda: torch.zeros(1, device="cuda:1"), 1, id="factory"),
+        pytest.param(lambda: torch.zeros(1).to("cuda"), 0, id="to"),
+        pytest.param(lambda: torch.ones(2).cuda(1), 1, id="cuda"),
+    ],
+)
+def test_on_tensor_is_told_of_a_tensor_put_on_a_gpu_that_exists(call, index):
+    told = []
+
+    def on_tensor(func: str, index: int) -> None:
+        told.append(index)
+        raise KeyboardInterrupt  # any BaseException, as a test's pytest.fail would be
+
+    with fake_gpus(2, on_tensor=on_tensor), pytest.raises(KeyboardInterrupt):
+        call()
+    assert told == [index]
+
+
+def test_on_tensor_is_not_told_of_a_gpu_that_is_not_there():
+    told = []
+    with fake_gpus(2, on_tensor=lambda f, i: told.append(i)), pytest.raises(RuntimeError):
+        torch.zeros(1, device="cuda:2")  # the real error, as on a machine with two GPUs
+    assert told == []
