@@ -275,8 +275,14 @@ def cmd_hint(args) -> int:
     if n not in seen:
         state.saw_hint(kata, n)
     left = [m for m in unseen if m != n]
-    if left:
-        print(f"(More: python -m katas hint {kata.name} gives hint {left[0]}.)")
+    if left:  # the plain command gives the lowest not seen, which may be one skipped
+        more = f"python -m katas hint {kata.name} gives hint {left[0]}"
+        if left[0] < n:
+            more += ", one you skipped"
+            higher = [m for m in left if m > n]
+            if higher:
+                more += f"; python -m katas hint {kata.name} {higher[0]} gives hint {higher[0]}"
+        print(f"(More: {more}.)")
     return 0
 
 

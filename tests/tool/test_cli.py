@@ -356,6 +356,7 @@ def test_a_hint_asked_for_by_number_skips_none_before_it(repo):
     kata = _catalogue.get("view_vs_reshape")
     third = katas(repo, "hint", kata.name, "3")
     assert kata.hints[2].text in third.stdout and "gives hint 1" in third.stdout, third.stdout
+    assert "one you skipped" in third.stdout and f"{kata.name} 4 gives hint 4" in third.stdout
     for n in (1, 2, 4):  # then the lowest hint not seen, each time
         shown = katas(repo, "hint", kata.name)
         assert f"hint {n} of 4" in shown.stdout and kata.hints[n - 1].text in shown.stdout, (
