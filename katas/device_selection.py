@@ -37,7 +37,8 @@ def _requested(requested: object) -> torch.device:
 
 
 def try_gpu(i: int = 0) -> torch.device:
-    """The GPU `cuda:i` when this process can use it, otherwise the CPU.
+    """The GPU `cuda:i` when this process can use it, otherwise the CPU. It finds out without
+    putting anything on any GPU.
 
     Bad arguments are refused by the given checks.
 
@@ -54,7 +55,7 @@ def try_gpu(i: int = 0) -> torch.device:
 
 def try_all_gpus() -> list[torch.device]:
     """Every GPU this process can use, in order (`[cuda:0, ..., cuda:n-1]`), or `[cpu]` when
-    there is none, so that the caller always has somewhere to run."""
+    there is none, so that the caller always has somewhere to run. Nothing is put on any GPU."""
     # TODO(device_selection): write try_all_gpus; the docstring above is the contract.
     raise NotImplementedError("device_selection: try_all_gpus")
 
