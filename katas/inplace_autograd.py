@@ -83,9 +83,14 @@ def sigmoid_plus_one(x: torch.Tensor) -> torch.Tensor:
 
     `x` is a floating-point tensor with values in [-10, 10] (the given check refuses what is
     not a floating-point tensor).
+
+    Written for you: the argument check, and a first version, which adds the 1 in place so as
+    not to make a second tensor. It returns the right values.
     """
     if not isinstance(x, torch.Tensor) or not x.is_floating_point():
         what = f"a {x.dtype} tensor" if isinstance(x, torch.Tensor) else type(x).__name__
         raise TypeError(f"sigmoid_plus_one: x must be a floating-point tensor, not {what}")
-    # TODO(inplace_autograd): compute sigmoid(x) + 1
-    raise NotImplementedError("inplace_autograd: sigmoid_plus_one")
+    # TODO(inplace_autograd): check this first version as it is, then make it differentiable
+    y = torch.sigmoid(x)
+    y += 1  # in place: no second tensor
+    return y

@@ -433,6 +433,7 @@ def assert_in_graph(call: str, out) -> None:
     )
 
 
+@pytest.mark.given  # the first version already returns the right values: keep them so
 @given(
     shape=shapes(max_dims=3),
     dtype=st.sampled_from([torch.float32, torch.float64, torch.float16, torch.bfloat16]),
