@@ -416,9 +416,16 @@ def check_first_attempts(
     )
     print(f"first_attempts: {met} of {len(jobs)} meet their pitfall in {seconds:.0f} s")
     if without:
+        fixes = [k.name for k in katas if k.name in without and k.fix]
         print(
             f"first_attempts: {len(without)} of {len(katas)} katas hold no failing natural first "
             f"attempt yet: {', '.join(without)}"
+            + (
+                f" ({', '.join(fixes)}: a program to fix, whose first check, of the program as "
+                "given, fails on the pitfall's test with its message: the stubs check)"
+                if fixes
+                else ""
+            )
         )
     return problems
 

@@ -229,9 +229,9 @@ def test_a_kata_without_attempts_is_a_problem_when_they_are_required(tmp_path, c
 def test_a_kata_without_attempts_is_named_while_they_are_not_required(tmp_path, capsys):
     problems = verify.check_first_attempts((with_attempts(tmp_path / "none"),), require=False)
     assert problems == []
-    assert "1 of 1 katas hold no failing natural first attempt yet: sync_points" in (
-        capsys.readouterr().out
-    )
+    out = capsys.readouterr().out
+    assert "1 of 1 katas hold no failing natural first attempt yet: sync_points" in out
+    assert "sync_points: a program to fix, whose first check" in out  # its stub meets it
 
 
 def test_the_runner_meets_a_real_attempt_and_rejects_one_that_passes(tmp_path, capsys):
