@@ -8,13 +8,16 @@ on any GPU. The cuda tier checks the same things on a real GPU.
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 
 import pytest
 import torch
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from dojo import harness
 from tests.strategies import gpu_counts
 from tests.support import Say, fake_gpus, names_the_device, quotes, real_world, torch_rejects
 
@@ -262,6 +265,58 @@ def test_pick_device_rejects_an_accelerator_that_is_not_available(kata, n, kind,
         n,
         hint=2,
         why=f"this process has no {kind} backend available (only cpu and CUDA, if any)",
+    )
+
+
+@contextlib.contextmanager
+def other_accelerator(kind: str, count: int) -> Iterator[None]:
+    """A machine without CUDA whose accelerator is `kind` ("mps" or "xpu") with `count` devices,
+    as `torch.accelerator` and the backend's own module (`torch.backends.mps`, `torch.mps`,
+    `torch.xpu`) answer. Nothing may be put on it: it is asked about, never used."""
+    accelerator = torch.device(kind)
+    patches = {
+        (torch.accelerator, "is_available"): lambda: True,
+        (torch.accelerator, "current_accelerator"): lambda check_available=False: accelerator,
+        (torch.accelerator, "device_count"): lambda: count,
+    }
+    if kind == "mps":
+        patches[(torch.backends.mps, "is_available")] = lambda: True
+        patches[(torch.mps, "device_count")] = lambda: count
+    else:
+        patches[(torch.xpu, "is_available")] = lambda: True
+        patches[(torch.xpu, "device_count")] = lambda: count
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(fake_gpus(0))
+        for (owner, attr), fake in patches.items():
+            stack.enter_context(harness.patched(owner, attr, fake))
+        yield
+
+
+@given(
+    machine=st.sampled_from([("mps", 1), ("xpu", 1), ("xpu", 3)]),
+    index=st.none() | st.integers(0, 3),
+    as_device=st.booleans(),
+)
+def test_pick_device_accepts_another_accelerator_that_is_available(kata, machine, index, as_device):
+    kind, count = machine
+    text = kind if index is None else f"{kind}:{index}"
+    requested = torch.device(text) if as_device else text
+    call = f"pick_device({requested!r}) without CUDA, on a machine with {count} {kind} device(s)"
+    if (index or 0) >= count:
+        with other_accelerator(kind, count), say.raises(ValueError, call, hint=3):
+            kata.pick_device(requested)
+        return
+    with other_accelerator(kind, count):
+        got = say.call(call, kata.pick_device, requested, hint=3, expected=f"{text}, which exists")
+    assert isinstance(got, torch.device) and got.type == kind, say(
+        call,
+        f"returned {got!r}; this process has {kind} (torch.accelerator says so, and so does "
+        f"the {kind} backend's own module), so expected {text}: a request for a device that "
+        "exists comes back, whichever accelerator it is",
+        hint=3,
+    )
+    assert got.index in ((None, 0) if index is None else (index,)), say(
+        call, f"returned {got}; expected {text}", hint=3
     )
 
 

@@ -1,5 +1,5 @@
 """Resolves a bare `cuda` to the current GPU with `torch.cuda.current_device()`, and checks an
-index by asking the GPU for its properties.
+index by asking the GPU for its properties; another accelerator is asked of `torch.accelerator`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,14 @@ def pick_device(requested=None, *, disable_cuda: bool = False) -> torch.device:
         if device.index not in (None, 0):
             raise ValueError(f"pick_device: there is no {device}; there are {where}")
         return device
-    if device.type != "cuda" or not gpus:
+    if device.type != "cuda":  # another accelerator (mps, xpu...): the one torch reports
+        found = torch.accelerator.is_available() and torch.accelerator.current_accelerator()
+        if not found or found.type != device.type:
+            raise ValueError(f"pick_device: {device} is not available; there are {where}")
+        if (device.index or 0) >= torch.accelerator.device_count():
+            raise ValueError(f"pick_device: there is no {device}; there are {where}")
+        return device
+    if not gpus:
         raise ValueError(f"pick_device: {device} is not available; there are {where}")
     index = torch.cuda.current_device() if device.index is None else device.index
     try:
