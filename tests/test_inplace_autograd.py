@@ -300,7 +300,7 @@ def test_sgd_step_clears_the_grads(kata, device, data, lr):
         assert grad_is_cleared(p), say(
             call,
             f"left params[{i}].grad = {p.grad.tolist()}; backward() adds into .grad, so the "
-            "next step would use old and new gradients together. Clear it (set it to None)",
+            "next step would use old and new gradients together",
             hint=3,
         )
 
