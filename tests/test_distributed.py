@@ -1095,9 +1095,9 @@ def test_every_rank_ends_with_the_same_weights(device, two_ranks):
     wrong = differences(linear_part(states[1]), linear_part(states[0]))
     assert not wrong, say(
         two_ranks.call,
-        f"ended with different {', '.join(wrong)} on rank 0 and rank 1: each rank trained its "
-        "own copy. Wrap the model in DistributedDataParallel, so backward() averages the "
-        "gradients of all ranks and every rank takes the same step",
+        f"ended with different {', '.join(wrong)} on rank 0 and rank 1, so the ranks took "
+        "different steps: every rank's step must use the gradient averaged over all the ranks, "
+        "as a DistributedDataParallel's backward() gives it",
         hint=1,
     )
 

@@ -419,7 +419,7 @@ def check_cleared(step: Step, *, after: str = "the step") -> None:
     assert not left, say(
         step.call,
         f"left gradients in .grad of {', '.join(left)} after {after}; the next backward() "
-        "would add to them. Clear them once the optimizer has stepped",
+        "would add to them, and the next step would use old and new gradients together",
         hint=3,
     )
 
