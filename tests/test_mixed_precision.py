@@ -514,6 +514,22 @@ class Machine:
         return (gpus or "no GPU") + (f"; the current GPU is cuda:{self.current}" if gpus else "")
 
 
+def probed(func: str, index: int) -> None:
+    """What `fake_machine` says when autocast_dtype puts a tensor on GPU `index` to ask it."""
+    pytest.fail(
+        say(
+            "autocast_dtype",
+            f"put a tensor on cuda:{index} ({func}) to find out what that GPU supports. Every GPU "
+            "this torch runs on can hold a bfloat16 tensor, whether it computes in bfloat16 "
+            "natively or not, so making one says nothing about native support (and on a real "
+            "machine it gives this process a CUDA context on that GPU, some of its memory for "
+            "good)",
+            hint=2,
+        ),
+        pytrace=False,
+    )
+
+
 @contextlib.contextmanager
 def fake_machine(gens: tuple[Generation, ...], current: int = 0) -> Iterator[Machine]:
     """Simulated GPUs of the generations `gens`, each answering for itself whichever way its
@@ -522,10 +538,10 @@ def fake_machine(gens: tuple[Generation, ...], current: int = 0) -> Iterator[Mac
     torch.cuda keeps it.
 
     (tests/support.py's `fake_gpus` answers the device count; the per-GPU answers are patched
-    here.)"""
+    here.) A tensor put on one of them, to ask it, fails the test with `probed`'s message."""
     machine = Machine(gens, current)
     with contextlib.ExitStack() as stack:
-        stack.enter_context(fake_gpus(len(gens)))
+        stack.enter_context(fake_gpus(len(gens), on_tensor=probed))
         for attr, fake in (
             ("is_bf16_supported", machine.is_bf16_supported),
             ("get_device_capability", machine.capability),
