@@ -281,6 +281,7 @@ def other_accelerator(kind: str, count: int) -> Iterator[None]:
     }
     if kind == "mps":
         patches[(torch.backends.mps, "is_available")] = lambda: True
+        patches[(torch.backends.mps, "is_built")] = lambda: True
         patches[(torch.mps, "device_count")] = lambda: count
     else:
         patches[(torch.xpu, "is_available")] = lambda: True
