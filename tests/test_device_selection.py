@@ -166,7 +166,7 @@ def test_pick_device_reads_bare_cuda_as_the_current_gpu(kata, data, n, as_device
         call,
         f"returned {got}; a bare cuda means the current GPU, here cuda:{current} "
         f"(`x.to('cuda')` goes there), so expected cuda or cuda:{current}",
-        hint=3,
+        hint=4,
     )
 
 
@@ -526,7 +526,7 @@ def test_pick_device_default_matches_the_machine(kata, device):
     assert isinstance(got, torch.device) and got.type == device.type, say(
         "pick_device()",
         f"returned {got!r} on a machine whose best device is {device.type}",
-        hint=3,
+        hint=2,
     )
 
 
