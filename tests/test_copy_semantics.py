@@ -133,10 +133,10 @@ def numpy_values(x: torch.Tensor) -> np.ndarray:
 # --- shares_memory ----------------------------------------------------------------------------
 
 
-def check_shares(kata, a, b, text: str, want: bool, why: str) -> None:
-    got = say.call(f"shares_memory({text})", kata.shares_memory, a, b, hint=1)
+def check_shares(kata, a, b, text: str, want: bool, why: str, hint: int = 1) -> None:
+    got = say.call(f"shares_memory({text})", kata.shares_memory, a, b, hint=hint)
     assert got is want, say(
-        f"shares_memory({text})", f"returned {got!r}; expected {want}: {why}", hint=1
+        f"shares_memory({text})", f"returned {got!r}; expected {want}: {why}", hint=hint
     )
 
 
@@ -220,8 +220,10 @@ def test_shares_memory_sees_storages_that_overlap_from_different_starts(kata, n,
         why = f"a[{i}:{j}] and a[{k}:{m}] have no element in common"
     first, second = f"torch.from_numpy(a[{i}:{j}])", f"torch.from_numpy(a[{k}:{m}])"
     of = f" for a of {n} elements"
-    check_shares(kata, t1, t2, f"{first}, {second}{of}", want, why)
-    check_shares(kata, t2, t1, f"{second}, {first}{of}", want, why)
+    # Hint 3 asks whether the byte ranges overlap; hint 1's "a slice starts elsewhere in the
+    # same storage" does not help a learner who compares where two storages start.
+    check_shares(kata, t1, t2, f"{first}, {second}{of}", want, why, hint=3)
+    check_shares(kata, t2, t1, f"{second}, {first}{of}", want, why, hint=3)
 
 
 @FEW
@@ -539,7 +541,7 @@ def test_snapshot_never_sees_later_changes(kata, device, data):
         "snapshot(x)",
         f"shares x's version counter: its _version went from {version} to {snap._version} "
         "when x was changed in place",
-        hint=1,
+        hint=2,
     )
 
 
