@@ -167,7 +167,7 @@ def check_names_the_split(call: str, message: str, model: nn.Module) -> None:
         call,
         f"raised ValueError({message!r}), which does not name the device(s) "
         f"{', '.join(unnamed)}; say which names sit on which device ({where(model)})",
-        hint=1,
+        hint=3,
     )
     sides = {d: [n for n in names if n not in message] for d, names in on.items()}
     assert any(not missing for missing in sides.values()), say(
@@ -175,7 +175,7 @@ def check_names_the_split(call: str, message: str, model: nn.Module) -> None:
         f"raised ValueError({message!r}), which leaves out "
         + " or ".join(f"{', '.join(missing)} (on {d})" for d, missing in sides.items())
         + f"; say which names sit on which device ({where(model)})",
-        hint=1,
+        hint=3,
     )
 
 
@@ -285,7 +285,7 @@ NO_TENSORS = {
 
 @pytest.mark.parametrize("empty", NO_TENSORS)
 def test_model_device_refuses_a_model_without_tensors(kata, empty):
-    with say.raises(ValueError, f"model_device({empty})", hint=1):
+    with say.raises(ValueError, f"model_device({empty})", hint=3):
         kata.model_device(NO_TENSORS[empty]())
 
 
@@ -468,7 +468,8 @@ def test_move_model_refuses_a_device_that_does_not_exist(kata, data, arch, n):
         assert not moved and not changed, say(
             call,
             f"moved or changed {', '.join(moved or changed)} before refusing ({where(model)}); "
-            "check the device before anything moves",
+            "the contract refuses a device that does not exist before anything moves, so that "
+            "a caller who catches the error still has the model as it was",
             hint=3,
         )
 
@@ -575,8 +576,8 @@ def check_step(call, model, got, want_loss, want_weight, want_bias, hint=3, pile
     .grad along with this batch's; when the model holds those, the message says so."""
     assert type(got) is float, say(
         call,
-        f"returned {got!r}, a {type(got).__name__}; expected the loss as a Python float "
-        "(loss.item())",
+        f"returned {got!r}, a {type(got).__name__}; expected the loss as a Python float, "
+        "which holds no autograd graph and no device memory, whatever device the step ran on",
         hint=hint,
     )
     assert math.isclose(got, want_loss, rel_tol=1e-9, abs_tol=1e-12), say(
@@ -698,8 +699,8 @@ def check_loaded(call, got, model, ids, state, device) -> None:
     )
     assert [id(p) for p in model.parameters()] == ids, say(
         call,
-        "replaced the model's Parameter objects; load_state_dict (without assign=True) copies "
-        "into them, so an optimizer built earlier stays valid",
+        "replaced the model's Parameter objects; an optimizer built before the load holds the "
+        "old ones, and would go on updating Parameters the model no longer has",
         hint=2,
     )
 
@@ -782,8 +783,9 @@ def test_load_checkpoint_refuses_a_checkpoint_that_runs_code(kata, arch, seed):
         refused = False
     assert len(TRIPPED) == tripped, say(
         call,
-        "ran code stored in the checkpoint while loading it; torch.load must refuse anything "
-        "but tensors and plain containers (weights_only=True)",
+        "ran code stored in the checkpoint while loading it: unpickling a file runs whatever "
+        "code it names, so a checkpoint that may come from elsewhere is read as tensors and "
+        "plain containers only",
         hint=2,
     )
     assert refused, say(
