@@ -383,7 +383,7 @@ def check_structure(
             call,
             f"turned {path}, a {type(s).__name__}, into {outline(o)}, a {type(o).__name__}; "
             "every container must keep its type",
-            hint=4,
+            hint=3,
         )
         if isinstance(s, dict):
             assert list(o) == list(s), say(
@@ -411,7 +411,8 @@ def snapshot(batch: Any) -> list[tuple[str, int]]:
 def check_batch_untouched(call: str, batch: Any, before: list[tuple[str, int]]) -> None:
     assert snapshot(batch) == before, say(
         call,
-        "changed the caller's batch in place; build new containers and leave the input as it was",
+        "changed the caller's batch in place; the caller still holds that batch, and the "
+        "contract leaves it as it was",
         hint=3,
     )
 
@@ -599,7 +600,10 @@ def test_make_loader_uses_loader_kwargs(kata, n, device, batch_size, shuffle):
         call, f"returned a {type(loader).__name__}; expected a torch DataLoader", hint=2
     )
     assert loader.dataset is dataset, say(
-        call, "built its DataLoader over a new dataset; pass the caller's dataset as it is", hint=2
+        call,
+        "built its DataLoader over a new dataset, not the caller's; expected a loader over "
+        "the dataset as it was given",
+        hint=3,
     )
     pin = is_accelerator(device)
     got = {
@@ -612,14 +616,14 @@ def test_make_loader_uses_loader_kwargs(kata, n, device, batch_size, shuffle):
         call,
         f"built a DataLoader with {got}; expected {want}, the options loader_kwargs({device!r}) "
         "gives",
-        hint=1,
+        hint=3,
     )
     sampler = RandomSampler if shuffle else SequentialSampler
     assert isinstance(loader.sampler, sampler), say(
         call,
         f"built a DataLoader with a {type(loader.sampler).__name__}; shuffle={shuffle} means a "
         f"{sampler.__name__}",
-        hint=2,
+        hint=3,
     )
 
 
@@ -679,7 +683,7 @@ def test_cpu_loader_does_not_warn(kata, device, size, batch_size, shuffle):
         call,
         f"gave the samples {labels}; expected each of 0..{size - 1} once"
         + ("" if shuffle else ", in order"),
-        hint=2,
+        hint=3,
     )
 
 
@@ -710,7 +714,7 @@ def test_forced_pin_path_pins_every_batch(kata):
             hint=1,
         )
         labels = [int(i) for b in batches for i in b["label"]]
-        assert labels == list(range(size)), say(call, f"gave the samples {labels}", hint=2)
+        assert labels == list(range(size)), say(call, f"gave the samples {labels}", hint=3)
         staged = [out for _, out in pinned]
         for k, batch in enumerate(batches):
             for t in tensors_in(batch):
@@ -807,8 +811,8 @@ def test_to_device_refuses_a_device_that_does_not_exist(kata, batch, machine):
     )
     assert not moves, say(
         call,
-        f"moved {len(moves)} tensor(s) before it raised; check that the device exists before "
-        "anything is moved",
+        f"moved {len(moves)} tensor(s) before it raised; the contract refuses a device this "
+        "machine does not have before anything moves",
         hint=3,
     )
     check_batch_untouched(call, batch, before)
@@ -876,7 +880,7 @@ def test_loader_batches_are_pinned_and_move_to_the_device(kata, device):
                     move_call, f"returned {got} on {got.device}; expected {src} on {device}", hint=2
                 )
     labels = [int(i) for _, label in batches for i in label]
-    assert labels == list(range(size)), say(call, f"gave the samples {labels}", hint=2)
+    assert labels == list(range(size)), say(call, f"gave the samples {labels}", hint=3)
 
 
 @settings(max_examples=30)
