@@ -151,19 +151,19 @@ def test_parallelize_wraps_two_or_more_gpus_in_data_parallel(kata, machine):
         got = kata.parallelize(model, ids)
     call = f"{call_text(ids)} with {n} GPU(s)"
     assert len(record.wraps) == 1, say(
-        call, f"made {len(record.wraps)} nn.DataParallel wrapper(s); expected exactly 1", hint=1
+        call, f"made {len(record.wraps)} nn.DataParallel wrapper(s); expected exactly 1", hint=3
     )
     wrapper = record.wraps[0]
     assert got is wrapper, say(
-        call, f"returned {type(got).__name__}, not the nn.DataParallel it made", hint=1
+        call, f"returned {type(got).__name__}, not the nn.DataParallel it made", hint=3
     )
     assert wrapper.module is model, say(
-        call, "wrapped something other than the model it was given", hint=1
+        call, "wrapped something other than the model it was given", hint=3
     )
     assert wrapper.device_ids == want_ids, say(
         call,
         f"made nn.DataParallel over device_ids={wrapper.asked_ids}; expected {want_ids}",
-        hint=1,
+        hint=2,
     )
     first = torch.device("cuda", want_ids[0])
     where = record.device_of(model)
@@ -187,14 +187,14 @@ def test_parallelize_moves_but_does_not_wrap_for_one_gpu(kata, machine):
         got = kata.parallelize(model, ids)
     call = f"{call_text(ids)} with {n} GPU(s)"
     assert not record.wraps, say(
-        call, "wrapped the model in nn.DataParallel for a single GPU; expected it unwrapped", hint=1
+        call, "wrapped the model in nn.DataParallel for a single GPU; expected it unwrapped", hint=3
     )
     assert got is model, say(
-        call, f"returned {type(got).__name__}; expected the model itself, moved", hint=1
+        call, f"returned {type(got).__name__}; expected the model itself, moved", hint=3
     )
     where = record.device_of(model)
     assert where is not None and same_device(where, want), say(
-        call, f"left the model on {where or 'the cpu'}; expected it on {want}", hint=1
+        call, f"left the model on {where or 'the cpu'}; expected it on {want}", hint=3
     )
 
 
@@ -208,16 +208,16 @@ def test_parallelize_leaves_the_model_alone_without_gpus(kata, move_to_cpu):
         got = kata.parallelize(model)
     call = "parallelize(model) with no GPU"
     assert not record.wraps, say(
-        call, "wrapped the model in nn.DataParallel on a machine without GPUs", hint=1
+        call, "wrapped the model in nn.DataParallel on a machine without GPUs", hint=3
     )
     assert got is model, say(
-        call, f"returned {type(got).__name__}; expected the model itself, unchanged", hint=1
+        call, f"returned {type(got).__name__}; expected the model itself, unchanged", hint=3
     )
     assert not record.cuda_moves(), say(
-        call, f"moved the model to {record.cuda_moves()[0]} on a machine without GPUs", hint=1
+        call, f"moved the model to {record.cuda_moves()[0]} on a machine without GPUs", hint=3
     )
     assert all(torch.equal(p, q) for p, q in zip(model.parameters(), params, strict=True)), say(
-        call, "changed the model's parameters", hint=1
+        call, "changed the model's parameters", hint=3
     )
 
 
@@ -235,7 +235,7 @@ def test_parallelize_rejects_a_gpu_that_does_not_exist(kata, data, n):
         call, f"raised ValueError({str(raised.value)!r}), which does not name GPU {bad}", hint=3
     )
     assert not record.wraps and not record.cuda_moves(), say(
-        call, "wrapped or moved the model before refusing the device ids", hint=3
+        call, "wrapped or moved the model before refusing the device ids", hint=1
     )
 
 
@@ -255,7 +255,7 @@ def test_parallelize_rejects_malformed_device_ids(kata, n, case):
         call, f"raised ValueError({str(raised.value)!r}), which does not name {bad!r}", hint=3
     )
     assert not record.wraps and not record.cuda_moves(), say(
-        call, "wrapped or moved the model before refusing the device ids", hint=3
+        call, "wrapped or moved the model before refusing the device ids", hint=1
     )
 
 
@@ -272,7 +272,7 @@ def test_parallelize_rejects_what_is_not_a_module(kata, n, value):
     with simulated(kata, n) as record, say.raises(TypeError, call, hint=3):
         kata.parallelize(value)
     assert not record.wraps and not record.moves, say(
-        call, "wrapped or moved something before refusing it", hint=3
+        call, "wrapped or moved something before refusing it", hint=1
     )
 
 
@@ -304,7 +304,7 @@ def test_unwrap_opens_data_parallel_and_leaves_plain_models(kata, kind):
     assert got is model, say(
         f"unwrap({kind}(...))",
         f"returned {type(got).__name__}; a plain model is returned as it is{named}",
-        hint=2,
+        hint=3,
     )
     with fake_gpus(0):  # without GPUs, DataParallel only wraps
         wrapped = nn.DataParallel(model)
@@ -585,7 +585,8 @@ def test_state_dict_round_trips_from_data_parallel_to_a_plain_model(kata, width,
     assert all(v == [3] for v in versions), say(
         call,
         f"lost the version metadata: Versioned layers were told {versions}, expected [3] "
-        "each (keep _metadata, with its keys stripped like the state's)",
+        "each. load_state_dict tells each layer the version recorded in _metadata under the "
+        "layer's path in the model it loads into",
         hint=3,
     )
 
@@ -653,11 +654,11 @@ def test_parallelize_one_device_computes_what_the_plain_model_does(kata, device)
         got = kata.parallelize(model, ids)
     call = f"parallelize(model, {ids})"
     assert got is model, say(
-        call, f"returned {type(got).__name__}; with one device expected the model itself", hint=1
+        call, f"returned {type(got).__name__}; with one device expected the model itself", hint=3
     )
     where = {p.device for p in model.parameters()}
     assert all(same_device(d, device) for d in where), say(
-        call, f"left parameters on {sorted(map(str, where))}; expected {device}", hint=1
+        call, f"left parameters on {sorted(map(str, where))}; expected {device}", hint=3
     )
     x = torch.randn(5, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
     with torch.no_grad():
@@ -686,7 +687,7 @@ def test_data_parallel_splits_the_batch_like_scatter_sizes(kata, device):
             f"parallelize(model) with {n} GPUs",
             f"returned {type(got).__name__} with device_ids={getattr(got, 'device_ids', None)}; "
             f"expected nn.DataParallel over {list(range(n))}",
-            hint=1,
+            hint=3,
         )
     seen: list[int] = []
     model.register_forward_hook(lambda m, args, out: seen.append(args[0].shape[0]))
