@@ -206,7 +206,10 @@ ZERO_D = re.compile(
 )
 
 
-def check_tensor(what: str, got, want: torch.Tensor, hint: int) -> None:
+def check_tensor(
+    what: str, got, want: torch.Tensor, hint: int, of: str = "the reshape of x"
+) -> None:
+    """`got` is `want`, which is `of` (for the message)."""
     assert isinstance(got, torch.Tensor), say(
         what, f"returned a {type(got).__name__}; expected a tensor", hint=hint
     )
@@ -219,7 +222,7 @@ def check_tensor(what: str, got, want: torch.Tensor, hint: int) -> None:
         hint=hint,
     )
     assert torch.equal(got, want), say(
-        what, "returned the right shape but the wrong values (compare with reshape)", hint=hint
+        what, f"returned the right shape but other values than {of}", hint=hint
     )
 
 
@@ -684,7 +687,7 @@ def test_ensure_contiguous_returns_x_itself_when_contiguous(kata, device, data):
     kind, x = data.draw(contiguous_inputs(device=device), label="x")
     what = f"ensure_contiguous({about(kind, x)})"
     got = say.call(what, kata.ensure_contiguous, x, hint=2, expected="x itself")
-    check_tensor(what, got, x, hint=2)
+    check_tensor(what, got, x, hint=2, of="x")
     assert got is x, say(
         what,
         "returned a new tensor"
@@ -706,7 +709,7 @@ def test_ensure_contiguous_copies_what_is_not_contiguous(kata, device, data):
         "is_contiguous() is False; expected a row-major copy (clone() keeps the strides)",
         hint=2,
     )
-    check_tensor(what, got, before, hint=2)
+    check_tensor(what, got, before, hint=2, of="x")
     got.fill_(MARK)  # a contiguous copy has no overlapping elements, so this is allowed
     assert torch.equal(x, before), say(
         what, "returned a tensor whose writes change x; expected a copy", hint=2
@@ -725,4 +728,4 @@ def test_ensure_contiguous_copies_channels_last(kata, device, data):
         "channels_last is a different layout and needs a copy",
         hint=2,
     )
-    check_tensor(what, got, x, hint=2)
+    check_tensor(what, got, x, hint=2, of="x")
