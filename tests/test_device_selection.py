@@ -130,7 +130,9 @@ def test_pick_device_none_gives_the_best_device(kata, n, disable):
     with simulated_gpus(n):
         got = kata.pick_device(None, disable_cuda=disable)
     want = torch.device("cuda", 0) if n and not disable else torch.device("cpu")
-    check_device(f"pick_device(None, disable_cuda={disable}) with {n} GPU(s)", got, want, hint=2)
+    # Hint 2 says whom to ask; only hint 3 says that a disabled CUDA is no choice.
+    hint = 3 if disable and n else 2
+    check_device(f"pick_device(None, disable_cuda={disable}) with {n} GPU(s)", got, want, hint=hint)
 
 
 @given(n=gpu_counts, disable=st.booleans(), spelling=st.sampled_from(["cpu", torch.device("cpu")]))
