@@ -712,7 +712,7 @@ def check_step(call: str, batch: Batch, device, got, model, optimizer) -> None:
             why = "not the whole batch's gradients"
             hint = 1
         pytest.fail(say(call, f"stepped with {why}", hint=hint), pytrace=False)
-    assert type(got) is float, say(call, f"returned {got!r}; expected a Python float", hint=4)
+    assert type(got) is float, say(call, f"returned {got!r}; expected a Python float", hint=3)
     assert math.isclose(got, loss, rel_tol=1e-9, abs_tol=1e-12), say(
         call, f"returned {got}; the whole batch's mean loss is {loss}", hint=3
     )
