@@ -380,7 +380,7 @@ def test_train_and_log_transfers_once_at_the_end(kata, problem):
         if any(name.endswith("in torch.tensor") for name in made):
             extra = (
                 "; torch.tensor(list of tensors) reads every element with float(), one "
-                "transfer per loss, each a wait for the GPU"
+                "transfer per loss, and on a GPU each one makes the host wait"
             )
             hint = 2
         elif during:
