@@ -250,8 +250,8 @@ def test_build_on_builds_straight_on_the_device(kata, device, arch, data):
     assert not off, say(call, f"left {', '.join(off)} off {target} ({where(model)})", hint=1)
     assert not spy.on_cpu, say(
         call,
-        f"made tensors on the CPU while building ({spy.report()}): the model was built on the "
-        f"CPU and then copied to {target}; build it there directly",
+        f"made tensors on the CPU while building ({spy.report()}), for a model that ended on "
+        f"{target}: a model born on {target} makes nothing in host memory and copies nothing",
         hint=2,
     )
 
@@ -694,8 +694,8 @@ def test_creates_on_reports_where_each_tensor_lands(kata, device, data):
     wrong = [f"{k}: {got[k]}, not {v}" for k, v in expected.items() if not same_device(got[k], v)]
     assert not wrong, say(
         call,
-        f"got {'; '.join(wrong)}. Make each tensor and look at its .device: a factory follows "
-        "the default device, but torch.from_numpy shares the array's memory, on the CPU",
+        f"got {'; '.join(wrong)}. A factory follows the default device, but "
+        "torch.from_numpy shares the array's memory, on the CPU",
         hint=2,
     )
     assert same_device(after, before), say(

@@ -510,15 +510,16 @@ def test_train_rank_moves_the_model_before_wrapping_it(kata, device):
     devices = seen.wrapped[0]
     assert all(same_device(d, target) for d in devices), say(
         call,
-        f"wrapped a model whose tensors were on {sorted(map(str, devices))}; move it to "
-        f"{target} first, then wrap it",
-        hint=2,
+        f"wrapped a model whose tensors were on {sorted(map(str, devices))}, not on {target}, "
+        "where this rank trains: DistributedDataParallel works on the tensors it is given, "
+        "where they are when it wraps them",
+        hint=3,
     )
     assert not seen.moved_after, say(
         call,
         f"moved the model ({', '.join(seen.moved_after)}) after wrapping it in DDP: DDP sets "
-        "up its gradient hooks on the tensors it is given; move first, then wrap",
-        hint=2,
+        "up its gradient hooks on the tensors it is given, where they are when it wraps them",
+        hint=3,
     )
 
 
@@ -581,9 +582,8 @@ def test_train_rank_refuses_bad_counts_before_joining(kata, bad):
         pytest.fail(
             say(
                 call,
-                f"joined the process group before refusing {bad}; check the arguments before "
-                "joining: the other ranks would wait for this one at the group's first "
-                "collective until their timeout",
+                f"joined the process group before refusing {bad}: the other ranks would wait "
+                "for this one at the group's first collective until their timeout",
                 hint=3,
             ),
             pytrace=False,
@@ -647,8 +647,8 @@ def test_the_ddp_wrapper_is_gone_before_the_group(kata):
         "destroyed the process group while its DistributedDataParallel wrapper was still "
         f"alive ({'still held after the call' if alive else 'freed after the group'}). The "
         "wrapper's reducer holds the group: freed after it, with the GIL held, it can deadlock "
-        "torch 2.13 while a gloo thread finishes an all-reduce. Let the wrapper go before "
-        "destroying the group: train in a function of its own, or `del` it",
+        "torch 2.13 while a gloo thread finishes an all-reduce. A wrapper lives as long as "
+        "a name or a frame still holds it",
         hint=3,
     )
 
@@ -680,14 +680,14 @@ def test_ranks_read_disjoint_shards_that_cover_the_dataset(kata, world):
             call,
             f"joined the group as {r.asked}; expected init_method=init_method, rank={r.rank}, "
             f"world_size={world_size}",
-            hint=1,
+            hint=2,
         )
         assert not r.left_initialised, say(call, "left the process group initialised", hint=1)
         assert len(r.reads) == problem.epochs * per_epoch, say(
             call,
             f"read {len(r.reads)} samples in {problem.epochs} epoch(s); its shard holds "
-            f"{per_epoch} per epoch. Each rank must read only its own shard: "
-            "DistributedSampler(dataset, num_replicas=world_size, rank=rank, ...)",
+            f"{per_epoch} per epoch: the {world_size} ranks split each epoch's samples "
+            "between them, so that together they read the dataset once",
             hint=2,
         )
     for epoch in range(problem.epochs):
@@ -699,8 +699,9 @@ def test_ranks_read_disjoint_shards_that_cover_the_dataset(kata, world):
         assert not twice and not never, say(
             f"train_rank(r, {world_size}, {problem}) for each rank r",
             f"gave overlapping shards in epoch {epoch}: samples {twice} were read by several "
-            f"ranks and {never} by none ({listing}). Every rank must shuffle with the same "
-            "seed, or their shards overlap",
+            f"ranks and {never} by none ({listing}). The shards are parts of one shuffle of "
+            "the dataset: they split it only when every rank draws the same shuffle and takes "
+            "its own part of it",
             hint=2,
         )
 
@@ -923,9 +924,9 @@ def test_run_checks_every_argument_before_starting_a_rank(kata, bad):
         pytest.fail(
             say(
                 call,
-                f"started {len(started)} process(es) before refusing it; check every argument "
-                "before starting anything: a rank that fails on a bad argument leaves the "
-                "others waiting for it, and a rank the parent gives up on is orphaned",
+                f"started {len(started)} process(es) before refusing it: a rank that fails on "
+                "a bad argument leaves the others waiting for it, and a rank the parent gives "
+                "up on is orphaned",
                 hint=3,
             ),
             pytrace=False,
@@ -995,7 +996,10 @@ def test_run_raises_the_error_of_a_failing_rank(kata):
         hint=3,
     )
     assert not left.count, say(
-        call, f"raised, but left {left.count} rank process(es) running; stop them first", hint=3
+        call,
+        f"raised, but left {left.count} rank process(es) running: once run has returned or "
+        "raised, nothing waits for them or stops them",
+        hint=3,
     )
 
 
@@ -1016,7 +1020,10 @@ def test_run_stops_a_stuck_rank_at_its_timeout(kata):
             "and TimeoutError raised",
         )
     assert not left.count, say(
-        call, f"left {left.count} rank process(es) running after it; kill them", hint=3
+        call,
+        f"left {left.count} rank process(es) running after it: once run has returned or "
+        "raised, nothing waits for them or stops them",
+        hint=3,
     )
 
 
@@ -1148,11 +1155,11 @@ def test_run_starts_each_rank_in_a_fresh_interpreter(device, two_ranks):
         f"memory (the models' `inherited` buffers, rank by rank: {inherited}): forks of it. A "
         "fork of a process that has initialised CUDA cannot use CUDA, and a rank must not "
         "depend on what the parent happened to hold",
-        hint=1,
+        hint=2,
     )
     assert inherited == [0, 0], say(
         two_ranks.call,
         f"returned state dicts whose models' forward pass never ran in a rank (their "
         f"`inherited` buffers, rank by rank: {inherited}; -1 until a forward pass sets it)",
-        hint=1,
+        hint=3,
     )

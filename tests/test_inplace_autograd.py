@@ -48,8 +48,8 @@ KNOWN_ERRORS = (
     ),
     (
         "modified by an inplace operation",
-        "changed in place a tensor that autograd had saved for backward (here, sigmoid's "
-        "output). torch only notices when backward() runs, by the tensor's version counter",
+        "changed in place a tensor that autograd had saved for backward (torch's message names "
+        "it). torch only notices when backward() runs, by the tensor's version counter",
         1,
     ),
     (
@@ -228,7 +228,8 @@ def test_init_constant_leaves_buffers_alone(kata, device, data, value):
         assert after[name] is b and torch.equal(b, old), say(
             call,
             f"changed the buffer {name} from {old.tolist()} to {after[name].tolist()}; "
-            "buffers are not parameters: set `model.parameters()` only, not the state_dict",
+            "a buffer (such as BatchNorm's running statistics) is state the model keeps, not a "
+            "parameter, and init_constant_ sets the parameters only",
             hint=3,
         )
 
@@ -271,8 +272,9 @@ def test_sgd_step_updates_each_parameter_in_place(kata, device, data, lr):
             pytest.fail(
                 say(
                     call,
-                    f"left params[{i}] unchanged. Rebinding `p = p - lr * p.grad` only makes "
-                    "a new tensor with a local name; the parameter itself must change",
+                    f"left params[{i}] unchanged; expected p - lr * p.grad. The caller sees "
+                    "the step only in the parameter tensors it holds: a new tensor, whatever "
+                    "name it is bound to, leaves them as they were",
                     hint=4,
                 ),
                 pytrace=False,
@@ -365,8 +367,9 @@ def test_sgd_step_accepts_a_generator(kata, device, data, lr):
         )
         assert grad_is_cleared(p), say(
             call,
-            f"left {name}.grad in place. A generator such as model.parameters() can be "
-            "iterated only once: a second loop over it sees nothing",
+            f"left {name}.grad in place when params was model.parameters(), a generator: "
+            "a second loop over a generator sees nothing, and backward() adds into .grad, so "
+            "the next step would use old and new gradients together",
             hint=3,
         )
 
@@ -427,8 +430,9 @@ def assert_in_graph(call: str, out) -> None:
     assert isinstance(out, torch.Tensor) and out.requires_grad, say(
         call,
         f"returned {type(out).__name__} with requires_grad="
-        f"{getattr(out, 'requires_grad', None)} for an x that requires grad: it was cut from the "
-        "graph. Keep it in the graph: no `.detach()`, no `.data`, no `torch.no_grad()`",
+        f"{getattr(out, 'requires_grad', None)} for an x that requires grad: it is not in the "
+        "autograd graph, so no gradient can flow back to x. A tensor made under "
+        "`torch.no_grad()`, or from `.detach()` or `.data`, is outside the graph",
         hint=4,
     )
 
@@ -458,8 +462,13 @@ def test_sigmoid_plus_one_values(kata, device, shape, dtype, seed, requires_grad
     check_close(call, out.detach(), torch.sigmoid(x.detach()) + 1, "returned wrong values", hint=4)
     assert out.requires_grad == requires_grad, say(
         call,
-        f"returned a result with requires_grad={out.requires_grad}; it should follow x. "
-        "Keep it in the graph: no `.detach()`, no `.data`, no `torch.no_grad()`",
+        f"returned a result with requires_grad={out.requires_grad}; it should follow x"
+        + (
+            ": a result outside the autograd graph passes no gradient back to x. A tensor "
+            "made under `torch.no_grad()`, or from `.detach()` or `.data`, is outside the graph"
+            if requires_grad
+            else ""
+        ),
         hint=4,
     )
 
@@ -513,8 +522,9 @@ def test_sigmoid_plus_one_keeps_saved_tensors(kata, device, shape, dtype, seed):
         )
         assert torch.equal(t.detach(), value), say(
             call,
-            "changed a tensor saved for backward without bumping its version: a write through "
-            "`.data`, which autograd cannot see, so the gradients come out silently wrong",
+            "changed a tensor saved for backward without bumping its version, as a write "
+            "through `.data` does: autograd cannot see it, so the gradients come out silently "
+            "wrong",
             hint=2,
         )
 
@@ -531,7 +541,7 @@ def test_sigmoid_plus_one_leaves_x_alone(kata, device, shape, dtype, seed):
     assert x._version == version and torch.equal(x.detach(), before), say(
         call,
         f"changed x in place (its _version went from {version} to {x._version}); the caller "
-        "still needs x. Compute a new tensor",
+        "still holds x and reads it after the call",
         hint=4,
     )
     with explained(f"{call}, then backward()", hint=4):

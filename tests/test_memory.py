@@ -195,9 +195,18 @@ def check_bytes(call: str, got, want: int, plan: Plan) -> None:
         return
     owned = any(s[0] in ("param", "param view", "buffer") for s in plan.saved)
     if got > want and owned:
-        why, hint = "it counted the model's own parameters or buffers (or views of them)", 2
+        why = (
+            "this forward pass also saved the model's own parameters or buffers (or views of "
+            "them), which are not activations: they live as long as the model, whatever the "
+            "forward pass keeps"
+        )
+        hint = 3
     elif got > want:
-        why, hint = "it counted a storage more than once (a tensor kept twice, or a view)", 1
+        why = (
+            "a storage costs once, however many saved tensors (a tensor kept twice, or views "
+            "of it) share it, and the input counts only when the forward pass keeps it"
+        )
+        hint = 1
     else:
         why = (
             "a kept view keeps its whole storage alive, so all of that storage counts; and the "
@@ -261,7 +270,7 @@ def test_activation_bytes_of_an_mlp(kata, rows, n_in, hidden, n_out, x_grad):
     if type(got) is not int:
         why, hint = "expected a Python int", 4
     elif got in (want + weights, want + weights - 4 * n_in * hidden):
-        why, hint = "it counted the Linear layers' weights, which are the model's own", 2
+        why, hint = "it counted the Linear layers' weights, which are the model's own", 3
     elif got == want + 4 * rows * hidden:
         why, hint = "it counted ReLU's output twice: the second Linear keeps the same tensor", 1
     else:
@@ -301,7 +310,7 @@ def test_activation_bytes_keeps_what_the_forward_pass_keeps(kata, device):
         "the graph keeps them for backward: under saved-tensors hooks, what the pack hook "
         "returns is all the graph keeps. A freed storage's memory can go to the next tensor "
         "made, and storages told apart by their address then count as one",
-        hint=1,
+        hint=4,
     )
     want = 4 * 1000 * 4
     assert type(got) is int and got == want, say(
@@ -424,7 +433,7 @@ def test_activation_bytes_leaves_no_hook_after_returning(kata):
     assert on_top, say(
         call,
         "returned with its saved-tensors hooks still installed: every later forward pass "
-        "would go through them. Install them for the forward pass only (a with block)",
+        "would go through them",
         hint=2,
     )
     left = module_hooks(model)
@@ -441,8 +450,8 @@ def test_activation_bytes_leaves_no_hook_after_raising(kata):
         on_top = outer.still_on_top()
     assert on_top, say(
         call,
-        "raised with its saved-tensors hooks still installed; they must come off however the "
-        "forward pass ends (a with block, or try/finally)",
+        "raised with its saved-tensors hooks still installed: they must come off however the "
+        "forward pass ends, or every later forward pass goes through them",
         hint=2,
     )
     left = module_hooks(model)
@@ -692,8 +701,8 @@ def check_step(call: str, batch: Batch, device, got, model, optimizer) -> None:
             hint = 3
         elif k > 1 and (close(seen, scaled[-1]) or close(seen, parts[-1])):
             why = (
-                "the last micro-batch's gradients only: .grad was cleared inside the loop, "
-                "after the earlier micro-batches had added theirs"
+                "the last micro-batch's gradients only: the earlier micro-batches' gradients "
+                "were no longer in .grad when the optimizer stepped"
             )
             hint = 3
         elif close(seen, stale):
@@ -703,7 +712,7 @@ def check_step(call: str, batch: Batch, device, got, model, optimizer) -> None:
             why = "not the whole batch's gradients"
             hint = 1
         pytest.fail(say(call, f"stepped with {why}", hint=hint), pytrace=False)
-    assert type(got) is float, say(call, f"returned {got!r}; expected a Python float", hint=4)
+    assert type(got) is float, say(call, f"returned {got!r}; expected a Python float", hint=3)
     assert math.isclose(got, loss, rel_tol=1e-9, abs_tol=1e-12), say(
         call, f"returned {got}; the whole batch's mean loss is {loss}", hint=3
     )
@@ -755,7 +764,8 @@ def test_accumulate_keeps_one_micro_batch_alive(kata, batch):
                 call,
                 f"still held micro-batch {older}'s activations when micro-batch {now} started: "
                 "a loss that is kept (or summed) with its graph keeps every activation of it "
-                "alive; run backward() on each micro-batch's loss before the next one",
+                "alive until backward() frees them, so the peak holds more than one "
+                "micro-batch's activations",
                 hint=3,
             ),
             pytrace=False,
@@ -776,13 +786,13 @@ def check_read_backs(call: str, batch: Batch) -> None:
         call,
         f"read {len(made)} values back from the device ({tally(made) or 'none'}) for "
         f"{batch.parts} micro-batches; expected exactly one, after the last micro-batch: on a "
-        "GPU each read-back makes the host wait. Keep the running total on the device",
-        hint=2,
+        "GPU each read-back makes the host wait",
+        hint=3,
     )
     last = max((i for i, e in enumerate(EVENTS) if e == "backward"), default=-1)
     first = next(i for i, e in enumerate(EVENTS) if e.startswith("read "))
     assert first > last, say(
-        call, f"read back ({made[0]}) before the last micro-batch's backward pass", hint=2
+        call, f"read back ({made[0]}) before the last micro-batch's backward pass", hint=3
     )
 
 
@@ -815,8 +825,8 @@ def test_accumulate_refuses_bad_batches_before_touching_gradients(kata, case):
     )
     assert untouched and not EVENTS, say(
         call,
-        f"did {', '.join(EVENTS) or 'something to .grad'} before raising ValueError; check "
-        "the arguments before any gradient is touched",
+        f"did {', '.join(EVENTS) or 'something to .grad'} before raising ValueError: a call "
+        "that is refused leaves the model and its gradients as they were",
         hint=3,
     )
 
@@ -954,13 +964,14 @@ def checkpoint_pass(kata, spec: Blocks, device, watch: Watch | None = None, *, h
             pytest.fail(
                 say(
                     call,
-                    f"warned {text[:120]!r}...: say which variant of checkpoint you mean",
+                    f"warned {text[:120]!r}...: torch warns when a call leaves the variant of "
+                    "checkpoint (use_reentrant) to its default",
                     hint=2,
                 ),
                 pytrace=False,
             )
     no_warning(call, caught, hint=hint)
-    assert isinstance(out, torch.Tensor), say(call, f"returned {out!r}; expected a tensor", hint=4)
+    assert isinstance(out, torch.Tensor), say(call, f"returned {out!r}; expected a tensor", hint=3)
     return call, out, model, x
 
 
@@ -970,8 +981,8 @@ def backward(call: str, out: torch.Tensor, upstream: torch.Tensor, *, hint: int)
             say(
                 call,
                 "returned an output that does not require grad, so no gradient can reach the "
-                "parameters: the reentrant checkpoint only gives gradients through inputs that "
-                "require grad (it warns 'None of the inputs have requires_grad=True')",
+                "parameters: an output computed in the graph from parameters that require "
+                "grad requires grad too",
                 hint=2,
             ),
             pytrace=False,
@@ -992,7 +1003,7 @@ def check_same(kata, spec: Blocks, device) -> None:
             if spec.dropout
             else ""
         ),
-        hint=4,
+        hint=3,
     )
     backward(call, out, spec.upstream(device), hint=2)
     got = [p.grad for p in model.parameters()]
@@ -1015,7 +1026,7 @@ def check_same(kata, spec: Blocks, device) -> None:
         )
     if spec.x_grad:
         assert x.grad is not None and torch.allclose(x.grad, x_grad, rtol=1e-9), say(
-            call, "gave x another gradient than blocks(x) does", hint=4
+            call, "gave x another gradient than blocks(x) does", hint=3
         )
 
 
@@ -1455,12 +1466,13 @@ def test_largest_batch_recovers_from_a_real_out_of_memory_error(kata):
         assert allocated <= base[0], say(
             call,
             f"called step({n}) with {allocated - base[0]} bytes of the failed attempt still "
-            "allocated; leave the except block before the next attempt",
+            "allocated: the next attempt runs with that much less memory under the limit",
             hint=3,
         )
         assert reserved <= base[1], say(
             call,
             f"called step({n}) with {reserved - base[1]} bytes still reserved by the caching "
-            "allocator from the failed attempt; hand the cache back before trying again",
+            "allocator from the failed attempt: it keeps freed blocks for its own reuse until "
+            "its cache is emptied",
             hint=3,
         )

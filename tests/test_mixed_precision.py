@@ -309,6 +309,10 @@ def run_step(
     return Step(call, loss, model, optimizer, scaler, watch, made, params_before)
 
 
+ORDER = (
+    "the scaler keeps, for each optimizer, where it is in a step: unscale_() (at most once), "
+    "step(), then update(), which ends the step; this call came out of that order"
+)
 SCALER_ERRORS = (  # torch's words (torch/amp/grad_scaler.py), what they mean here, which hint
     (
         "Attempting to unscale FP16 gradients",
@@ -317,16 +321,27 @@ SCALER_ERRORS = (  # torch's words (torch/amp/grad_scaler.py), what they mean he
     ),
     (
         "step() has already been called since the last update()",
-        "the scaler was never told that the previous step was over",
-        3,
+        ORDER,
+        4,
+    ),
+    (
+        "unscale_() has already been called on this optimizer",
+        ORDER,
+        4,
     ),
     (
         "is being called after step()",
-        "the scaler was never told that the previous step was over",
-        3,
+        ORDER,
+        4,
     ),
     (
-        "No inf checks were recorded",
+        "No inf checks were recorded for this optimizer",
+        "the scaler found no gradient to check: no parameter of the optimizer had a .grad "
+        "when it unscaled them",
+        4,
+    ),
+    (
+        "No inf checks were recorded prior to update",
         "the scaler was told a step was over, but it never saw the gradients",
         3,
     ),
@@ -741,8 +756,9 @@ def test_amp_step_runs_the_products_in_dtype(kata, problem, dtype):
     wrong = [name(d) for d in got if d != dtype]
     assert not wrong, say(
         step.call,
-        f"ran the model's Linear layers with {wrong[0]} outputs; expected {name(dtype)}: run "
-        f"the forward pass under autocast for {CPU.type!r}, the type of x's device",
+        f"ran the model's Linear layers with {wrong[0]} outputs; expected {name(dtype)}: "
+        "autocast chooses the type of the products only on the device type it was entered "
+        f"for, and x is on {CPU.type!r}",
         hint=2,
     )
 
@@ -864,8 +880,8 @@ def test_amp_step_steps_on_the_true_gradients(kata, problem, dtype, init_scale):
         f"stepped the optimizer on gradients of norm {got_norm:.4g}; the true gradients' norm "
         f"is {norm:.4g}"
         + (
-            f" (the scaled ones' is {norm * scale:.4g}: step through the scaler, which unscales "
-            "first)"
+            f" (the scaled ones' is {norm * scale:.4g}: the optimizer stepped on gradients "
+            "still multiplied by the scale)"
             if scale != 1 and math.isclose(got_norm, norm * scale, rel_tol=2e-2)
             else ""
         ),
@@ -1127,8 +1143,9 @@ def test_float16_with_a_scaler_trains_on_a_gpu(kata):
     got = the_steps(step, hint=2)
     assert all(bool(g.ne(0).any()) for g in got), say(
         step.call,
-        "stepped on gradients of which some are all zero: float16 flushed them. Scale the loss "
-        "before backward",
+        "stepped on gradients of which some are all zero, where float32 gives gradients of "
+        "about 2**-28: below float16's smallest number (2**-24, about 6e-8), a gradient "
+        "computed in float16 at its true size is zero",
         hint=2,
     )
     assert math.isclose(norm_of(got), norm, rel_tol=5e-2), say(

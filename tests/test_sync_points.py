@@ -380,7 +380,7 @@ def test_train_and_log_transfers_once_at_the_end(kata, problem):
         if any(name.endswith("in torch.tensor") for name in made):
             extra = (
                 "; torch.tensor(list of tensors) reads every element with float(), one "
-                "transfer per loss: make one tensor of them on the device first"
+                "transfer per loss, and on a GPU each one makes the host wait"
             )
             hint = 2
         elif during:
@@ -466,7 +466,9 @@ def test_train_and_log_matches_a_plain_loop(kata, problem):
     )
     params = [p.detach() for p in model.parameters()]
     assert any(not torch.equal(a, b) for a, b in zip(params, before, strict=True)), say(
-        call, "left every parameter as it was; it must train (optimizer.step())", hint=3
+        call,
+        "left every parameter as it was; it must train the model, as the given loop does",
+        hint=3,
     )
     same = all(
         torch.allclose(a, b.detach(), rtol=1e-5, atol=1e-6)
@@ -487,8 +489,8 @@ def test_train_and_log_clears_gradients_every_step(kata, problem):
         assert not leftover, say(
             call,
             f"started backward() at step {step} with gradients still in .grad from before; "
-            "backward() adds to .grad, so call optimizer.zero_grad() every step, before "
-            "backward()",
+            "backward() adds to .grad, so that step's gradients were summed with older ones "
+            "and its update used them all",
             hint=3,
         )
     assert len(watch.grads_at_backward) == problem.steps, say(

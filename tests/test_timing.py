@@ -647,11 +647,13 @@ def check_summary(call: str, got, repeats: int, timed: list[float], hint: int) -
         shown = ", ".join(f"{s:.9f}" for s in timed)
         extra = ""
         if set(wrong) == {"median_s"} and (rule := other_median(got["median_s"], timed)):
-            # The times themselves were right; only the summary's rule differs. That is the
-            # statistics of hint 1, whatever the test was about.
-            extra, hint = f"; that median is {rule}", 1
+            # The times themselves were right; only the summary's rule differs: which summary
+            # (hint 1) for the mean, how a median is taken (hint 2) for one middle time.
+            extra, hint = f"; that median is {rule}", 1 if rule.startswith("the mean") else 2
         elif got["median_s"] == 0:
-            extra = "; 0 s is what queueing work on a GPU takes, not running it"
+            extra = (
+                "; a median of 0 s means no time passed between the readings around a timed call"
+            )
         pytest.fail(
             say(
                 call,
@@ -963,7 +965,7 @@ def test_speedup_interleaves_and_divides_the_medians(
                         "middle ones"
                     )
                 extra += ")"
-                hint = 1
+                hint = 1 if rule == "means" else 2
         pytest.fail(
             say(
                 call,
