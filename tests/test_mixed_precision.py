@@ -486,6 +486,9 @@ class Machine:
     def __init__(self, gens: tuple[Generation, ...], current: int = 0) -> None:
         self.gens = gens
         self.current = current
+        self.asked: list[tuple[int, bool | None]] = []
+        """Each question about one GPU's bfloat16 support, as (the GPU, including_emulation):
+        None for its capability or properties, which count no emulation."""
 
     def index(self, device=None) -> int:
         """The GPU `device` names (an int, "cuda:1", a torch.device), or the current one."""
@@ -509,6 +512,7 @@ class Machine:
         index = self.index(device)
         if not 0 <= index < len(self.gens):
             raise AssertionError("Invalid device id")  # torch's own words
+        self.asked.append((index, None))
         gen = self.gens[index]
         major, minor = gen.capability
         return SimpleNamespace(major=major, minor=minor, name=f"simulated {gen.name}")
@@ -522,6 +526,7 @@ class Machine:
         unless asked with `including_emulation=False`."""
         if not self.gens:
             return False
+        self.asked.append((self.current, including_emulation))
         return self.gens[self.current].native_bf16 or including_emulation
 
     def __str__(self) -> str:
@@ -629,23 +634,34 @@ def test_autocast_dtype_follows_the_bfloat16_support_of_the_gpu_it_is_given(kata
         got = say.call(call, kata.autocast_dtype, spelling, hint=2)
     gen = gens[k]
     bare = torch.device(spelling).index is None
-    if bare and got == gens[0].want != gen.want:
-        why = (
-            f"a bare 'cuda' is the current GPU, cuda:{current}; {got!r} is the answer for "
-            f"cuda:0 ({gens[0].name})"
+    asked = sorted({j for j, _ in fake.asked})
+    emulation = any(j == k and including for j, including in fake.asked)
+    native = "computes in bfloat16 natively" if gen.native_bf16 else "only emulates bfloat16"
+    about = f"cuda:{k} {native}"
+    if got == gen.want:
+        why = about
+    elif asked and k not in asked:  # observed: every question was about another GPU
+        which = ", ".join(
+            f"the current GPU, cuda:{j}" if j == fake.current else f"cuda:{j}" for j in asked
         )
-    elif got == gens[current].want != gen.want:
         why = (
-            f"{got!r} is the answer for the current GPU, cuda:{current} "
-            f"({gens[current].name}), not for cuda:{k}"
+            f"{about}; the call asked about the bfloat16 support of {which} "
+            f"({gens[asked[0]].name}), never of cuda:{k}"
         )
-    elif gen.native_bf16:
-        why = "it computes in bfloat16 natively"
+        if asked == [fake.current]:
+            why += f": {got!r} is the answer for the current GPU, cuda:{fake.current}"
+        if bare:
+            why += f"; a bare 'cuda' is the current GPU, cuda:{current}"
+    elif emulation and not gen.native_bf16:  # observed: asked it, counting emulation
+        why = (
+            f"{about} (slowly), so float16 with a scaler is the fast choice; the call asked "
+            f"torch.cuda.is_bf16_supported() while cuda:{k} was current, which counts emulated "
+            "bfloat16 unless told including_emulation=False"
+        )
+    elif not gen.native_bf16:
+        why = f"{about} (slowly), so float16 with a scaler is the fast choice"
     else:
-        why = (
-            "it only emulates bfloat16 (slowly), so float16 with a scaler is the fast choice; "
-            "torch.cuda.is_bf16_supported() counts emulation unless told not to"
-        )
+        why = about
     assert got == gen.want, say(
         call, f"returned {got!r}; expected {gen.want!r}: cuda:{k} is {gen.name}; {why}", hint=2
     )
