@@ -371,6 +371,31 @@ class SimulatedMachine:
             self.current = self._check(index)
 
 
+CUDA_CONTEXT = (
+    "the first tensor a process puts on a GPU creates a CUDA context for it there, which holds "
+    "some of that GPU's memory (a hundred MiB or more, by GPU and driver) until the process ends"
+)
+"""What a tensor put on a GPU costs beyond its bytes, for messages (`refuse_tensors`)."""
+
+
+def refuse_tensors(
+    say: Say, functions: tuple[str, ...], why: str, *, hint: int
+) -> Callable[[str, int], None]:
+    """An `on_tensor` for `fake_gpus`, for a kata whose contract puts nothing on a GPU: it fails
+    the test with a message naming the outermost of the kata's `functions` on the stack (else
+    the kata), the call and the GPU, then `why`."""
+
+    def refuse(func: str, index: int) -> None:
+        frame, who = sys._getframe(1), say.kata.name
+        while frame is not None:
+            who = frame.f_code.co_name if frame.f_code.co_name in functions else who
+            frame = frame.f_back
+        problem = f"put a tensor on cuda:{index} ({func}) {why}"
+        pytest.fail(say(who, problem, hint=hint), pytrace=False)
+
+    return refuse
+
+
 @contextlib.contextmanager
 def fake_gpus(
     n: int,

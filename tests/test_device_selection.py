@@ -9,7 +9,6 @@ on any GPU. The cuda tier checks the same things on a real GPU.
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Iterator
 
 import pytest
@@ -19,33 +18,30 @@ from hypothesis import strategies as st
 
 from dojo import harness
 from tests.strategies import gpu_counts
-from tests.support import Say, fake_gpus, names_the_device, quotes, real_world, torch_rejects
+from tests.support import (
+    CUDA_CONTEXT,
+    Say,
+    fake_gpus,
+    names_the_device,
+    quotes,
+    real_world,
+    refuse_tensors,
+    torch_rejects,
+)
 
 say = Say(__name__)
 pytestmark = pytest.mark.filterwarnings("error")
 
 
-PUBLIC = ("try_gpu", "try_all_gpus", "pick_device", "physical_gpu_id")
-
-
-def probed(func: str, index: int) -> None:
-    """What `simulated_gpus` says when the code under test puts a tensor on GPU `index`."""
-    frame, who = sys._getframe(1), "device_selection"
-    while frame is not None:  # the outermost of the kata's functions on the stack made the call
-        who = frame.f_code.co_name if frame.f_code.co_name in PUBLIC else who
-        frame = frame.f_back
-    pytest.fail(
-        say(
-            who,
-            f"put a tensor on cuda:{index} ({func}) to find out whether that GPU exists. On a "
-            "real machine that works, and costs: the first tensor a process puts on a GPU "
-            "creates a CUDA context for it there, which holds some of that GPU's memory (a "
-            "hundred MiB or more, by GPU and driver) until the process ends, on every GPU it "
-            "tries, shared or not. The contract asks for an answer that puts nothing on any GPU",
-            hint=2,
-        ),
-        pytrace=False,
-    )
+probed = refuse_tensors(
+    say,
+    ("try_gpu", "try_all_gpus", "pick_device", "physical_gpu_id"),
+    "to find out whether that GPU exists. On a real machine that works, and costs: "
+    f"{CUDA_CONTEXT}, on every GPU it tries, shared or not. The contract asks for an answer "
+    "that puts nothing on any GPU",
+    hint=2,
+)
+"""What `simulated_gpus` says when the code under test puts a tensor on a GPU."""
 
 
 def simulated_gpus(n: int):

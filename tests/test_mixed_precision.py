@@ -45,6 +45,7 @@ from torch.cuda import _utils as _cuda_utils
 from dojo import harness
 from tests.strategies import cpu_spellings, make_tensor
 from tests.support import (
+    CUDA_CONTEXT,
     TO_HOST,
     Say,
     describe,
@@ -54,6 +55,7 @@ from tests.support import (
     quotes,
     real_world,
     recorded_warnings,
+    refuse_tensors,
 )
 
 say = Say(__name__)
@@ -534,20 +536,15 @@ class Machine:
         return (gpus or "no GPU") + (f"; the current GPU is cuda:{self.current}" if gpus else "")
 
 
-def probed(func: str, index: int) -> None:
-    """What `fake_machine` says when autocast_dtype puts a tensor on GPU `index` to ask it."""
-    pytest.fail(
-        say(
-            "autocast_dtype",
-            f"put a tensor on cuda:{index} ({func}) to find out what that GPU supports. Every GPU "
-            "this torch runs on can hold a bfloat16 tensor, whether it computes in bfloat16 "
-            "natively or not, so making one says nothing about native support (and on a real "
-            "machine it gives this process a CUDA context on that GPU, some of its memory for "
-            "good)",
-            hint=2,
-        ),
-        pytrace=False,
-    )
+probed = refuse_tensors(
+    say,
+    ("autocast_dtype",),
+    "to find out what that GPU supports. Every GPU this torch runs on can hold a bfloat16 "
+    "tensor, whether it computes in bfloat16 natively or not, so making one says nothing about "
+    f"native support. On a real machine it also costs: {CUDA_CONTEXT}",
+    hint=2,
+)
+"""What `fake_machine` says when autocast_dtype puts a tensor on a GPU to ask it."""
 
 
 @contextlib.contextmanager

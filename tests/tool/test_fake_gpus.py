@@ -9,7 +9,7 @@ import threading
 import pytest
 import torch
 
-from tests.support import SimulatedGPU, SimulationLimit, fake_gpus
+from tests.support import Say, SimulatedGPU, SimulationLimit, fake_gpus, refuse_tensors
 
 
 def test_they_answer_the_current_device_and_change_it():
@@ -104,3 +104,17 @@ def test_on_tensor_is_not_told_of_a_gpu_that_is_not_there():
     with fake_gpus(2, on_tensor=lambda f, i: told.append(i)), pytest.raises(RuntimeError):
         torch.zeros(1, device="cuda:2")  # the real error, as on a machine with two GPUs
     assert told == []
+
+
+def test_refuse_tensors_names_the_outermost_kata_function_on_the_stack():
+    refuse = refuse_tensors(Say("tests.test_device_selection"), ("outer", "inner"), "why", hint=1)
+
+    def inner():
+        torch.zeros(1, device="cuda:0")
+
+    def outer():
+        inner()
+
+    with fake_gpus(1, on_tensor=refuse), pytest.raises(pytest.fail.Exception) as raised:
+        outer()
+    assert str(raised.value).startswith("device_selection.outer put a tensor on cuda:0 (zeros) why")
