@@ -375,7 +375,9 @@ CUDA_CONTEXT = (
     "the first tensor a process puts on a GPU creates a CUDA context for it there, which holds "
     "some of that GPU's memory (a hundred MiB or more, by GPU and driver) until the process ends"
 )
-"""What a tensor put on a GPU costs beyond its bytes, for messages (`refuse_tensors`)."""
+"""What a tensor put on a GPU costs beyond its bytes, for messages (`refuse_tensors`). Sizes
+seen: 287,047,680 bytes with the lazy module loading torch turns on, 666,632,192 without
+(pytorch/pytorch#86509); 128-256 MiB per GPU (invoke-ai/InvokeAI#9447)."""
 
 
 def refuse_tensors(
