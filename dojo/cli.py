@@ -382,7 +382,8 @@ def cmd_explain(args) -> int:
         raise Refusal("the error index is not part of this checkout yet") from None
     if args.list:
         return errors.main(["--list"])
-    return errors.main(args.text)  # no text: errors.main reads stdin, whatever its encoding
+    fix = ["--fix"] if args.fix else []
+    return errors.main(fix + args.text)  # no text: errors.main reads stdin, whatever its encoding
 
 
 def cmd_doctor(args) -> int:
@@ -579,6 +580,9 @@ def parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="what an error message means")
     e.add_argument("text", nargs="*", help="the message (or paste it on standard input)")
     e.add_argument("--list", action="store_true", help="every message the index explains")
+    e.add_argument(
+        "--fix", action="store_true", help="show the fix even when it is a kata's lesson not done"
+    )
     d = sub.add_parser("doctor", help="what this machine can run")
     d.add_argument("rest", nargs=argparse.REMAINDER)
     s = sub.add_parser("docs", help="the site, served on this machine")

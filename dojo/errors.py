@@ -60,6 +60,7 @@ _OPTIONAL = (
     "wordings",
     "releases",
     "fallback",
+    "lesson",
 )
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _SPACE = re.compile(r"\s+")
@@ -117,6 +118,7 @@ class Entry:
     wordings: tuple[str, ...] = ()
     releases: str = ""
     fallback: bool = False
+    lesson: bool = False
 
     def score(self, text: str) -> tuple[int, int]:
         """How well the entry matches normalized `text`: the longest stretch one of its patterns
@@ -187,6 +189,7 @@ def _entry(n: int, raw: dict) -> Entry:
         wordings=tuple(raw.get("wordings", ())),
         releases=raw.get("releases", ""),
         fallback=bool(raw.get("fallback", False)),
+        lesson=bool(raw.get("lesson", False)),
     )
 
 
@@ -553,12 +556,27 @@ REPORT = (
 )
 
 
+def withheld(entry: Entry) -> bool:
+    """Is the entry's fix its kata's own lesson, in a clone where that kata is not done? Then
+    `explain` says what the error means and leaves the fix to the kata's hint ladder."""
+    if not entry.lesson:
+        return False
+    from dojo import catalogue, state
+
+    return not state.known_done(catalogue.get(entry.kata))
+
+
 def explain(
-    entry: Entry, width: int = 100, read_from: str | None = None, case: list[str] | None = None
+    entry: Entry,
+    width: int = 100,
+    read_from: str | None = None,
+    case: list[str] | None = None,
+    fix: bool = False,
 ) -> str:
     """What `python -m katas explain` prints about one entry; `read_from` is the line of a
     pasted traceback the answer was read from, when it was not the whole text; `case` is what
-    the paste itself says (`readings.read`), printed before the entry's general answer."""
+    the paste itself says (`readings.read`), printed before the entry's general answer. A fix
+    that is the lesson of a kata not done yet (`withheld`) is printed only when `fix` is true."""
     from dojo import catalogue
 
     kata = catalogue.get(entry.kata)
@@ -575,9 +593,20 @@ def explain(
         "",
         para("What it means:", entry.means.replace("`", "")),
         "",
-        para("Fix:", entry.fix.replace("`", "")),
-        "",
     ]
+    if fix or not withheld(entry):
+        out += [para("Fix:", entry.fix.replace("`", "")), ""]
+    else:
+        out += [
+            para(
+                "Fix:",
+                f"not shown yet. It is the lesson of kata {kata.number}, {kata.title}, which you "
+                "have not finished: the message above is the cause, and working out the change "
+                f"is the kata. python -m katas hint {kata.name} helps a step at a time; "
+                "explain --fix shows the fix now.",
+            ),
+            "",
+        ]
     if entry.doctor:
         out += [para("This machine:", f"{DOCTOR} reports what this machine has."), ""]
     # The discussion page, served with its examples' output as the rest of the tool points to
@@ -667,6 +696,8 @@ def main(argv: list[str] | None = None) -> int:
     """`python -m dojo.errors TEXT...`: explain the error in TEXT (or in standard input when
     no TEXT is given, or TEXT is `-`). Exit status 0 when it is in the index, 1 when not."""
     args = sys.argv[1:] if argv is None else list(argv)
+    fix = "--fix" in args  # show a fix that is a kata's lesson (see `withheld`) all the same
+    args = [a for a in args if a != "--fix"]
     if args in (["-h"], ["--help"]):
         print(__doc__)
         return 0
@@ -694,7 +725,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     ids = {entry.id: entry for entry in load()}
     if text.strip() in ids:  # an id from --list or from the closest entries
-        print(explain(ids[text.strip()]))
+        print(explain(ids[text.strip()], fix=fix))
         return 0
     found = find(text)
     if not found:
@@ -706,7 +737,7 @@ def main(argv: list[str] | None = None) -> int:
         read_from = normalize(focus.strip().splitlines()[0])
         read_from = read_from if len(read_from) <= 160 else read_from[:157] + "..."
     case = readings.read(normalize(strip_boilerplate(focus)), raw=text)
-    print(explain(found[0], read_from=read_from, case=case))
+    print(explain(found[0], read_from=read_from, case=case, fix=fix))
     if len(found) > 1:
         print("\nThe text also matches: " + "; ".join(f"{e.phrase} ({e.id})" for e in found[1:]))
     return 0

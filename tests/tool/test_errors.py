@@ -1216,3 +1216,50 @@ ALLOCATOR_CASES = [  # the message, and what the answer reads from it
 def test_the_answer_names_the_allocator_setting_torch_refused(message, said, capsys):
     """A refused PYTORCH_ALLOC_CONF value is read from the paste: the key, the value, the bound."""
     assert said in _case(f"RuntimeError: {message}", capsys)
+
+
+# --- a fix that is a kata's lesson --------------------------------------------------------------
+
+LESSONS = [e for e in ENTRIES if e.lesson]
+
+
+def test_some_entry_is_a_lesson():
+    assert LESSONS, "no entry of the index is marked `lesson = true`; the tests below need one"
+
+
+@pytest.mark.parametrize("entry", LESSONS, ids=[e.id for e in LESSONS])
+def test_explain_leaves_a_lessons_fix_to_the_kata_until_it_is_done(entry, monkeypatch, tmp_path):
+    """Pasting the error a kata's first check shows must not hand over the kata: the hint
+    ladder is one rung at a time. Once the kata is done, or with --fix, the fix is shown."""
+    from dojo import state
+
+    kata = catalogue.get(entry.kata)
+    monkeypatch.setattr(state, "STATE", tmp_path / ".katas-state")  # nothing done yet
+    fix = textwrap.fill(entry.fix.replace("`", ""), width=10_000)[:40]
+
+    def said(**kwargs) -> str:
+        return " ".join(errors.explain(entry, **kwargs).split())
+
+    out = said()
+    assert fix not in out, f"explain showed {entry.id}'s fix before {kata.name} was done"
+    assert "Fix: not shown yet" in out and f"python -m katas hint {kata.name}" in out
+    assert "explain --fix" in out
+    assert fix in said(fix=True)
+    monkeypatch.setattr(state, "known_done", lambda k, saved=None: k.name == kata.name)
+    assert fix in said(), f"explain withheld {entry.id}'s fix after {kata.name} was done"
+
+
+def test_explain_fix_reaches_the_index():
+    entry = LESSONS[0]
+    done = _katas("explain", "--fix", entry.message, text=True)
+    assert done.returncode == 0, done.stderr
+    assert " ".join(entry.fix.replace("`", "").split())[:40] in " ".join(done.stdout.split())
+
+
+def test_entries_not_lessons_always_show_their_fix(monkeypatch, tmp_path):
+    from dojo import state
+
+    monkeypatch.setattr(state, "STATE", tmp_path / ".katas-state")
+    entry = next(e for e in ENTRIES if not e.lesson)
+    assert not errors.withheld(entry)
+    assert "Fix: not shown yet" not in errors.explain(entry)
