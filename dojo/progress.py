@@ -12,6 +12,7 @@ progress; when it fails, it fails like any other (the given code was broken).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -30,6 +31,7 @@ def _empty() -> dict:
         "given": 0,  # tests of the stub's given code that pass: not the learner's progress
         "messages": [],
         "repeats": [],  # how many failures said each message
+        "calls": [],  # per message: the other calls that raised the same error (same_error)
         "unwritten": [],
         "problem": "",
     }
@@ -44,17 +46,57 @@ MESSAGE_LIMIT = 1500  # characters kept of one failure message (a repr in it can
 
 def snapshot() -> dict[str, dict]:
     """Counts and messages per kata name, for the runner (plain data: it crosses a pipe).
-    A message that several failures share is kept once, and says how many it stands for."""
+    A message that several failures share is kept once, and says how many it stands for; so
+    is one error raised by several calls (`same_error`), which names the other calls."""
     out = {}
     for name, counts in _stats.items():
         c = dict(counts)
         c["messages"] = [
-            m if n == 1 else f"{m}\n(shown once: {n} failures say this)"
-            for m, n in zip(counts["messages"], counts["repeats"], strict=True)
+            _with_others(m, n, calls)
+            for m, n, calls in zip(
+                counts["messages"], counts["repeats"], counts["calls"], strict=True
+            )
         ]
-        del c["repeats"]
+        del c["repeats"], c["calls"]
         out[name] = c
     return out
+
+
+def _with_others(message: str, repeats: int, calls: list[str]) -> str:
+    lines = [message]
+    if repeats > 1:
+        lines.append(f"(shown once: {repeats} failures say this)")
+    if calls:
+        lines.append(
+            f"(the same error from {len(calls)} more "
+            f"{'call' if len(calls) == 1 else 'calls'}: "
+            + "; ".join(shorten(c, 120) for c in calls)
+            + ")"
+        )
+    return "\n".join(lines)
+
+
+_RAISED = " raised "
+_EXCEPTION = re.compile(r"[A-Z][\w.]*(?:Error|Exception)\b")  # what a call raised, by name
+_SHAPES = re.compile(r"\[[\d, ]*\]|\([\d, ]*\)")  # a size: [41], (2, 3), (), []
+_DTYPES = re.compile(
+    r"\b(?:torch\.)?(?:b?float\d+|u?int\d+|complex\d+|half|double|bool)\b"
+    r"|\b\w+Tensor\b",
+    re.IGNORECASE,
+)
+
+
+def same_error(text: str) -> tuple[str, str] | None:
+    """`(call, key)` for a message that reports an error a call raised ("CALL raised
+    RuntimeError: ..."): the key is what was raised, how the message explains it and the hint,
+    with sizes, dtypes and numbers masked, so one mistake met by several calls (other inputs,
+    other tests) is listed once. None for any other message: those are never merged."""
+    body = text.split("\n  example:", 1)[0]
+    call, raised, rest = body.partition(_RAISED)
+    if not raised or "\n" in call or not _EXCEPTION.match(rest):
+        return None
+    key = _DTYPES.sub("T", _SHAPES.sub("S", rest))
+    return call, re.sub(r"\d+(?:\.\d+)?", "N", key)
 
 
 def shorten(text: str, limit: int = MESSAGE_LIMIT) -> str:
@@ -130,13 +172,29 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
                 counts["problem"] = text.partition(". Fix that first")[0]
             elif text in counts["messages"]:
                 counts["repeats"][counts["messages"].index(text)] += 1
+            elif (same := _same_as(counts, text)) is not None:
+                i, call = same
+                counts["calls"][i].append(call)
             else:
                 counts["messages"].append(text)
                 counts["repeats"].append(1)
+                counts["calls"].append([])
     elif "given" in report.keywords:
         counts["given"] += 1
     else:
         counts["passed"] += 1
+
+
+def _same_as(counts: dict, text: str) -> tuple[int, str] | None:
+    """The index of a kept message that reports the same error as `text`, and `text`'s call."""
+    mine = same_error(text)
+    if mine is None:
+        return None
+    for i, kept in enumerate(counts["messages"]):
+        theirs = same_error(kept)
+        if theirs is not None and theirs[1] == mine[1]:
+            return i, mine[0]
+    return None
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):

@@ -102,6 +102,49 @@ def test_a_message_that_several_failures_share_says_how_many(monkeypatch):
     assert "other\n   (shown once" not in text, text
 
 
+def test_one_error_raised_by_several_calls_is_listed_once_with_the_calls(monkeypatch):
+    """One mistake met by several tests (other inputs, other tests) reads as one: the first
+    message whole, then the other calls that raised the same error. Messages that differ in
+    what was raised, in how it is explained or in the hint, and messages that report no
+    raised error, stay apart."""
+    from dojo import progress
+    from dojo.render import render
+
+    monkeypatch.setattr(progress, "_stats", {})
+    why = "\nThat is: it changed in place a tensor autograd saved. (hint 1: ...)"
+    err = "raised RuntimeError: modified by an inplace operation: [torch.{} [{}]], version {}"
+    messages = [
+        "f(x) for x of shape () " + err.format("FloatTensor", "", 1) + why + "\n  example: a=1",
+        "f(x) for x of shape (41,), float64 " + err.format("DoubleTensor", "41", 2) + why,
+        "g(x) then backward() " + err.format("FloatTensor", "3, 2", 1) + why,
+        "g(x) then backward() " + err.format("FloatTensor", "3", 1) + "\nThat is: other. (hint 2)",
+        "f(x) raised TypeError: modified by an inplace operation" + why,
+        "f(x) raised it twice" + why,
+        "h(x) raised it twice" + why,
+    ]
+    for n, message in enumerate(messages):
+        report = pytest.TestReport(
+            f"tests/test_inplace_autograd.py::test_{n}[cpu]",
+            ("", 0, ""),
+            {},
+            "failed",
+            message,
+            "call",
+        )
+        progress.pytest_runtest_logreport(report)
+    counts = progress.snapshot()["inplace_autograd"]
+    assert counts["failed"] == 7 and len(counts["messages"]) == 5, counts["messages"]
+    first = counts["messages"][0]
+    assert first.startswith(messages[0]), first
+    assert first.endswith(
+        "(the same error from 2 more calls: f(x) for x of shape (41,), float64; "
+        "g(x) then backward())"
+    ), first
+    assert counts["messages"][1:] == messages[3:], counts["messages"]
+    verdict = _verdict(state="in progress", failed=7, messages=counts["messages"])
+    assert "the same error from 2 more calls" in render(verdict, _catalogue.get("inplace_autograd"))
+
+
 def test_tests_of_the_given_code_that_pass_are_no_progress(monkeypatch):
     """A `given` test passes on the stub: it is counted apart, and leaves an untouched stub
     "not started"; one that fails (the given code was broken) fails like any other."""
