@@ -335,6 +335,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 _said_broken: dict[str, str] = {}  # kata name -> its import problem, reported once
+_calls: dict[str, str] = {}  # this test's learner messages -> the call each one reports on
+
+
+def said(message: str, call: str) -> None:
+    """Note that `message`, a learner message (`tests.support.Say`), begins with the kata
+    `call` it reports on. Its report then carries the call apart (`("call", call)` in its
+    user_properties), so that `progress` can list one problem met by several calls once."""
+    _calls[message] = call
 
 
 def _example(err: BaseException) -> str:
@@ -396,6 +404,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         return _report(item, call, "failed", text)
     if isinstance(err, AssertionError | pytest.fail.Exception) and text.startswith(f"{kata.name}."):
         text = text.split("\nassert ", 1)[0]  # the Say message, without pytest's introspection
+        if text in _calls:
+            item.user_properties.append(("call", _calls[text]))
         example = _example(err)
         return _report(item, call, "failed", f"{text}\n  example: {example}" if example else text)
     return None
@@ -430,6 +440,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem):
     A hook rather than a fixture, so that hypothesis tests get it too and no test can opt out.
     """
     saved = _torch_state()
+    _calls.clear()
     try:
         return (yield)
     finally:

@@ -31,7 +31,8 @@ def _empty() -> dict:
         "given": 0,  # tests of the stub's given code that pass: not the learner's progress
         "messages": [],
         "repeats": [],  # how many failures said each message
-        "calls": [],  # per message: the other calls that raised the same error (same_error)
+        "calls": [],  # per message: the other calls that failed the same way (problem_key)
+        "keys": [],  # per message: its problem_key
         "unwritten": [],
         "problem": "",
     }
@@ -47,7 +48,7 @@ MESSAGE_LIMIT = 1500  # characters kept of one failure message (a repr in it can
 def snapshot() -> dict[str, dict]:
     """Counts and messages per kata name, for the runner (plain data: it crosses a pipe).
     A message that several failures share is kept once, and says how many it stands for; so
-    is one error raised by several calls (`same_error`), which names the other calls."""
+    is one problem met by several calls (`problem_key`), which names the other calls."""
     out = {}
     for name, counts in _stats.items():
         c = dict(counts)
@@ -57,7 +58,7 @@ def snapshot() -> dict[str, dict]:
                 counts["messages"], counts["repeats"], counts["calls"], strict=True
             )
         ]
-        del c["repeats"], c["calls"]
+        del c["repeats"], c["calls"], c["keys"]
         out[name] = c
     return out
 
@@ -67,36 +68,28 @@ def _with_others(message: str, repeats: int, calls: list[str]) -> str:
     if repeats > 1:
         lines.append(f"(shown once: {repeats} failures say this)")
     if calls:
-        lines.append(
-            f"(the same error from {len(calls)} more "
-            f"{'call' if len(calls) == 1 else 'calls'}: "
-            + "; ".join(shorten(c, 120) for c in calls)
-            + ")"
-        )
+        tests = f"{len(calls)} more {'test' if len(calls) == 1 else 'tests'}"
+        named = "; ".join(shorten(c, 160) for c in dict.fromkeys(calls))  # each call once
+        lines.append(f"({tests} failed the same way, calling {named})")
     return "\n".join(lines)
 
 
-_RAISED = " raised "
-_EXCEPTION = re.compile(r"[A-Z][\w.]*(?:Error|Exception)\b")  # what a call raised, by name
 _SHAPES = re.compile(r"\[[\d, ]*\]|\([\d, ]*\)")  # a size: [41], (2, 3), (), []
 _DTYPES = re.compile(
-    r"\b(?:torch\.)?(?:b?float\d+|u?int\d+|complex\d+|half|double|bool)\b"
-    r"|\b\w+Tensor\b",
+    r"\b(?:torch\.)?(?:b?float\d+|u?int\d+|complex\d+|half|double|bool)\b|\b\w+Tensor\b",
     re.IGNORECASE,
 )
 
 
-def same_error(text: str) -> tuple[str, str] | None:
-    """`(call, key)` for a message that reports an error a call raised ("CALL raised
-    RuntimeError: ..."): the key is what was raised, how the message explains it and the hint,
-    with sizes, dtypes and numbers masked, so one mistake met by several calls (other inputs,
-    other tests) is listed once. None for any other message: those are never merged."""
+def problem_key(text: str, call: str | None) -> str | None:
+    """What a learner message says of its `call` (the harness's `said`), with sizes, dtypes and
+    numbers masked: two messages with one key report one problem, met by two calls (other
+    inputs, other tests), and are listed once. None when the message names no call apart."""
     body = text.split("\n  example:", 1)[0]
-    call, raised, rest = body.partition(_RAISED)
-    if not raised or "\n" in call or not _EXCEPTION.match(rest):
+    if not call or not body.startswith(call + " "):
         return None
-    key = _DTYPES.sub("T", _SHAPES.sub("S", rest))
-    return call, re.sub(r"\d+(?:\.\d+)?", "N", key)
+    problem = _DTYPES.sub("T", _SHAPES.sub("S", body[len(call) :]))
+    return re.sub(r"\d+(?:\.\d+)?(?:e-?\d+)?", "N", problem)
 
 
 def shorten(text: str, limit: int = MESSAGE_LIMIT) -> str:
@@ -172,29 +165,20 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
                 counts["problem"] = text.partition(". Fix that first")[0]
             elif text in counts["messages"]:
                 counts["repeats"][counts["messages"].index(text)] += 1
-            elif (same := _same_as(counts, text)) is not None:
-                i, call = same
-                counts["calls"][i].append(call)
             else:
-                counts["messages"].append(text)
-                counts["repeats"].append(1)
-                counts["calls"].append([])
+                call = next((v for k, v in report.user_properties if k == "call"), None)
+                key = problem_key(text, call)
+                if key is not None and key in counts["keys"]:
+                    counts["calls"][counts["keys"].index(key)].append(call)
+                else:
+                    counts["messages"].append(text)
+                    counts["repeats"].append(1)
+                    counts["calls"].append([])
+                    counts["keys"].append(key)
     elif "given" in report.keywords:
         counts["given"] += 1
     else:
         counts["passed"] += 1
-
-
-def _same_as(counts: dict, text: str) -> tuple[int, str] | None:
-    """The index of a kept message that reports the same error as `text`, and `text`'s call."""
-    mine = same_error(text)
-    if mine is None:
-        return None
-    for i, kept in enumerate(counts["messages"]):
-        theirs = same_error(kept)
-        if theirs is not None and theirs[1] == mine[1]:
-            return i, mine[0]
-    return None
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):

@@ -76,7 +76,9 @@ class Say:
         """`{kata}.{call} {problem} ({hint})`, e.g. say("try_gpu(0)", "returned 'cuda:0' ...")."""
         if not 1 <= hint <= len(self.kata.hints):
             raise ValueError(f"{self.kata.name} has no hint {hint}")
-        return f"{self.kata.name}.{call} {problem} ({self.kata.hint_ref(hint)})"
+        message = f"{self.kata.name}.{call} {problem} ({self.kata.hint_ref(hint)})"
+        harness.said(message, f"{self.kata.name}.{call}")
+        return message
 
     @contextlib.contextmanager
     def raises(

@@ -102,47 +102,66 @@ def test_a_message_that_several_failures_share_says_how_many(monkeypatch):
     assert "other\n   (shown once" not in text, text
 
 
-def test_one_error_raised_by_several_calls_is_listed_once_with_the_calls(monkeypatch):
+def test_one_problem_met_by_several_calls_is_listed_once_with_the_calls(monkeypatch):
     """One mistake met by several tests (other inputs, other tests) reads as one: the first
-    message whole, then the other calls that raised the same error. Messages that differ in
-    what was raised, in how it is explained or in the hint, and messages that report no
-    raised error, stay apart."""
+    message whole, then the other calls. What the message says of its call must match, but for
+    sizes, dtypes and numbers; a message whose call the harness was not told stays apart."""
     from dojo import progress
     from dojo.render import render
 
     monkeypatch.setattr(progress, "_stats", {})
-    why = "\nThat is: it changed in place a tensor autograd saved. (hint 1: ...)"
+    why = "\nThat is: it changed in place a tensor autograd saved. (hint 1 (Q?): ...)"
     err = "raised RuntimeError: modified by an inplace operation: [torch.{} [{}]], version {}"
-    messages = [
-        "f(x) for x of shape () " + err.format("FloatTensor", "", 1) + why + "\n  example: a=1",
-        "f(x) for x of shape (41,), float64 " + err.format("DoubleTensor", "41", 2) + why,
-        "g(x) then backward() " + err.format("FloatTensor", "3, 2", 1) + why,
-        "g(x) then backward() " + err.format("FloatTensor", "3", 1) + "\nThat is: other. (hint 2)",
-        "f(x) raised TypeError: modified by an inplace operation" + why,
-        "f(x) raised it twice" + why,
-        "h(x) raised it twice" + why,
+    said = [  # (call, what the message says of it)
+        ("k.f(x) for x of shape ()", err.format("FloatTensor", "", 1) + why),
+        ("k.f(x) for x of shape (41,), float64", err.format("DoubleTensor", "41", 2) + why),
+        ("k.g(x) then backward()", err.format("FloatTensor", "3, 2", 1.5) + why),
+        ("k.g(x) then backward()", err.format("FloatTensor", "3", 1) + why),  # a call again
+        ("k.g(x) then backward()", err.format("FloatTensor", "3", 1) + "\nThat is: other."),
+        ("k.f(x)", "raised TypeError: modified by an inplace operation" + why),
+        ("k.f(x)", "returned x" + why.replace("hint 1 (Q?)", "hint 2 (R?)")),
+        ("k.h(x)", "returned x" + why),
+        ("k.h(x)", "returned x" + why),  # the same message again: shown once, counted
+        (None, "k.f(x) for x of shape () " + err.format("FloatTensor", "", 1) + why),
     ]
-    for n, message in enumerate(messages):
+    for n, (call, problem) in enumerate(said):
+        message = f"{call} {problem}" if call else problem
         report = pytest.TestReport(
             f"tests/test_inplace_autograd.py::test_{n}[cpu]",
             ("", 0, ""),
             {},
             "failed",
-            message,
+            message + ("\n  example: a=1" if n == 0 else ""),
             "call",
+            user_properties=[("call", call)] if call else [],
         )
         progress.pytest_runtest_logreport(report)
     counts = progress.snapshot()["inplace_autograd"]
-    assert counts["failed"] == 7 and len(counts["messages"]) == 5, counts["messages"]
-    first = counts["messages"][0]
-    assert first.startswith(messages[0]), first
-    assert first.endswith(
-        "(the same error from 2 more calls: f(x) for x of shape (41,), float64; "
-        "g(x) then backward())"
-    ), first
-    assert counts["messages"][1:] == messages[3:], counts["messages"]
-    verdict = _verdict(state="in progress", failed=7, messages=counts["messages"])
-    assert "the same error from 2 more calls" in render(verdict, _catalogue.get("inplace_autograd"))
+    messages = counts["messages"]
+    assert counts["failed"] == 10 and len(messages) == 6, messages
+    assert messages[0].startswith(f"{said[0][0]} {said[0][1]}\n  example: a=1"), messages[0]
+    assert messages[0].endswith(
+        "(3 more tests failed the same way, calling k.f(x) for x of shape (41,), float64; "
+        "k.g(x) then backward())"
+    ), messages[0]
+    assert messages[1] == f"{said[4][0]} {said[4][1]}", messages
+    assert messages[4] == f"k.h(x) returned x{why}\n(shown once: 2 failures say this)", messages
+    assert messages[5] == said[9][1], messages
+    verdict = _verdict(state="in progress", failed=10, messages=messages)
+    assert "3 more tests failed the same way" in render(verdict, _catalogue.get("inplace_autograd"))
+
+
+def test_the_first_check_of_a_program_to_fix_names_one_mistake_once(repo):
+    """inplace_autograd's `sigmoid_plus_one`, as given, fails five tests with one in-place
+    error: the learner's first check lists it once, and names the other calls."""
+    verdict = porcelain(katas(repo, "check", "inplace_autograd", "--porcelain"))
+    raised = [
+        m for m in verdict["messages"] if "sigmoid_plus_one" in m and "raised RuntimeError" in m
+    ]
+    assert len(raised) == 1, verdict["messages"]
+    assert (
+        "more tests failed the same way, calling inplace_autograd.sigmoid_plus_one" in (raised[0])
+    ), raised[0]
 
 
 def test_tests_of_the_given_code_that_pass_are_no_progress(monkeypatch):
