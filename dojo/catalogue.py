@@ -116,7 +116,7 @@ class Kata:
     def hint_ref(self, n: int) -> str:
         """Where a learner reads hint `n`, as said in test failure messages."""
         about = self.hints[n - 1].about if 1 <= n <= len(self.hints) else ""
-        title = f" ({about})" if about else ""
+        title = f', "{about}"' if about else ""  # one level of brackets: learners lost a second
         return f"hint {n}{title}: python -m katas hint {self.name} {n}"
 
 

@@ -335,18 +335,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 _said_broken: dict[str, str] = {}  # kata name -> its import problem, reported once
-_calls: dict[str, str] = {}  # this test's learner messages -> the call each one reports on
+# This test's learner messages -> the call each one reports on, and what makes two messages
+# one problem when it is not all they say of their calls (see `said`).
+_calls: dict[str, tuple[str, str | None]] = {}
 
 
-def said(message: str, call: str) -> None:
+def said(message: str, call: str, same: str | None = None) -> None:
     """Note that `message`, a learner message (`tests.support.Say`), begins with the kata
     `call` it reports on. Its report then carries the call apart (`("call", call)` in its
-    user_properties), so that `progress` can list one problem met by several calls once."""
-    _calls[message] = call
+    user_properties), so that `progress` can list one problem met by several calls once: two
+    messages that say the same of their calls, or, where `same` is given (an error the test
+    does not explain, which is one problem whatever the test expected), the same `same`."""
+    _calls[message] = (call, same)
 
 
 def _example(err: BaseException) -> str:
-    """Hypothesis's failing example on one plain line: `n=0, device=cpu; draw 1 (index): 0`."""
+    """Hypothesis's failing example on one plain line: `n=0, device=cpu; index: 0`. A value the
+    test drew as it ran (Hypothesis's "Draw 1 (index): 0") is shown by its label, or as
+    `chosen: ...` without one: learners did not know what a "Draw" was."""
     args, draws = "", []
     for note in getattr(err, "__notes__", ()):
         if note.startswith(("Failing test case:", "Falsifying example:")) and "(" in note:
@@ -356,8 +362,8 @@ def _example(err: BaseException) -> str:
             args = ", ".join(parts)
             args = re.sub(r"device\(type='(\w+)', index=(\d+)\)", r"\1:\2", args)
             args = re.sub(r"device\(type='(\w+)'\)", r"\1", args)
-        elif note.startswith("Draw "):
-            draws.append(note)
+        elif drawn := re.match(r"Draw \d+(?: \((.*?)\))?: ", note):
+            draws.append(f"{drawn[1] or 'chosen'}: {note[drawn.end() :]}")
     example = "; ".join(filter(None, [args, *draws]))
     return example if len(example) <= 240 else example[:240] + " …"  # a drawn tensor can be long
 
@@ -405,7 +411,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     if isinstance(err, AssertionError | pytest.fail.Exception) and text.startswith(f"{kata.name}."):
         text = text.split("\nassert ", 1)[0]  # the Say message, without pytest's introspection
         if text in _calls:
-            item.user_properties.append(("call", _calls[text]))
+            called, same = _calls[text]
+            item.user_properties.append(("call", called))
+            if same is not None:
+                item.user_properties.append(("same", same))
         example = _example(err)
         return _report(item, call, "failed", f"{text}\n  example: {example}" if example else text)
     return None

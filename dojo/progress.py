@@ -81,14 +81,16 @@ _DTYPES = re.compile(
 )
 
 
-def problem_key(text: str, call: str | None) -> str | None:
-    """What a learner message says of its `call` (the harness's `said`), with sizes, dtypes and
-    numbers masked: two messages with one key report one problem, met by two calls (other
-    inputs, other tests), and are listed once. None when the message names no call apart."""
+def problem_key(text: str, call: str | None, same: str | None = None) -> str | None:
+    """What a learner message says of its `call` (the harness's `said`), or its `same` where
+    the test gave one, with sizes, dtypes and numbers masked: two messages with one key report
+    one problem, met by two calls (other inputs, other tests), and are listed once. None when
+    the message names no call apart."""
     body = text.split("\n  example:", 1)[0]
     if not call or not body.startswith(call + " "):
         return None
-    problem = _DTYPES.sub("T", _SHAPES.sub("S", body[len(call) :]))
+    problem = "same: " + same if same is not None else body[len(call) :]
+    problem = _DTYPES.sub("T", _SHAPES.sub("S", problem))
     return re.sub(r"\d+(?:\.\d+)?(?:e-?\d+)?", "N", problem)
 
 
@@ -166,8 +168,9 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             elif text in counts["messages"]:
                 counts["repeats"][counts["messages"].index(text)] += 1
             else:
-                call = next((v for k, v in report.user_properties if k == "call"), None)
-                key = problem_key(text, call)
+                said = dict(report.user_properties)
+                call = said.get("call")
+                key = problem_key(text, call, said.get("same"))
                 if key is not None and key in counts["keys"]:
                     counts["calls"][counts["keys"].index(key)].append(call)
                 else:

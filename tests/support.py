@@ -64,20 +64,24 @@ class Say:
             except Exception as err:
                 if self.unwritten(err):
                     raise
-                problem = f"raised {type(err).__name__}: {err}; expected {expected}"
-                pytest.fail(self(call, problem, hint=hint), pytrace=False)
+                raised = f"raised {type(err).__name__}: {err}"
+                problem = f"{raised}; expected {expected}"
+                # An error no test explains is one problem wherever it is raised: said once.
+                pytest.fail(self(call, problem, hint=hint, same=raised), pytrace=False)
         if caught:
             w = caught[0]
             problem = f"warned {w.category.__name__}: {w.message}; expected no warning"
             pytest.fail(self(call, problem, hint=hint), pytrace=False)
         return result
 
-    def __call__(self, call: str, problem: str, *, hint: int) -> str:
-        """`{kata}.{call} {problem} ({hint})`, e.g. say("try_gpu(0)", "returned 'cuda:0' ...")."""
+    def __call__(self, call: str, problem: str, *, hint: int, same: str | None = None) -> str:
+        """`{kata}.{call} {problem} ({hint})`, e.g. say("try_gpu(0)", "returned 'cuda:0' ...").
+        A check lists messages that say the same `problem` of their calls once, or, given
+        `same`, the messages with the same `same` (`harness.said`)."""
         if not 1 <= hint <= len(self.kata.hints):
             raise ValueError(f"{self.kata.name} has no hint {hint}")
         message = f"{self.kata.name}.{call} {problem} ({self.kata.hint_ref(hint)})"
-        harness.said(message, f"{self.kata.name}.{call}")
+        harness.said(message, f"{self.kata.name}.{call}", same)
         return message
 
     @contextlib.contextmanager

@@ -151,6 +151,54 @@ def test_one_problem_met_by_several_calls_is_listed_once_with_the_calls(monkeypa
     assert "3 more tests failed the same way" in render(verdict, _catalogue.get("inplace_autograd"))
 
 
+def test_an_error_no_test_explains_is_listed_once_whatever_each_test_expected(monkeypatch):
+    """`Say.call` turns an error it cannot explain into "raised E: ...; expected X" with the
+    test's own X and hint; one crash of the learner's code met by several tests is one problem
+    (a learner took three hint pointers for one AttributeError for three problems)."""
+    from dojo import progress
+
+    monkeypatch.setattr(progress, "_stats", {})
+    crash = "raised AttributeError: module 'torch.nn' has no attribute 'DDP'"
+    said = [
+        ("k.f(1)", f"{crash}; expected it to train (hint 1, ...)", crash),
+        ("k.f(2)", f"{crash}; expected it to work (hint 2, ...)", crash),
+        ("k.g()", "raised RuntimeError: rank 0 failed; it should carry rank 1's error", None),
+        ("k.h()", "raised RuntimeError: rank 1 failed; expected a state dict", "raised Runtime"),
+    ]
+    for n, (call, problem, same) in enumerate(said):
+        report = pytest.TestReport(
+            f"tests/test_distributed.py::test_{n}[cpu]",
+            ("", 0, ""),
+            {},
+            "failed",
+            f"{call} {problem}",
+            "call",
+            user_properties=[("call", call)] + ([("same", same)] if same else []),
+        )
+        progress.pytest_runtest_logreport(report)
+    messages = progress.snapshot()["distributed"]["messages"]
+    assert len(messages) == 3, messages
+    assert messages[0] == (
+        f"k.f(1) {said[0][1]}\n(1 more test failed the same way, calling k.f(2))"
+    ), messages[0]
+
+
+def test_a_drawn_value_is_shown_by_its_label():
+    """Hypothesis's notes say "Draw 1 (params): ..."; learners did not know what a Draw was."""
+    from dojo import harness
+
+    err = AssertionError("x")
+    err.__notes__ = [
+        "Falsifying example: test_f(\n    kata=...,\n    n=2,\n    device=device(type='cpu'),\n)",
+        "Draw 1 (params): [1, 2]",
+        "Draw 2: 'meta'",
+        "Draw 3 (machine (and device)): (1, 'cuda:0')",
+    ]
+    assert harness._example(err) == (
+        "n=2, device=cpu; params: [1, 2]; chosen: 'meta'; machine (and device): (1, 'cuda:0')"
+    )
+
+
 def test_the_first_check_of_a_program_to_fix_names_one_mistake_once(repo):
     """inplace_autograd's `sigmoid_plus_one`, as given, fails five tests with one in-place
     error: the learner's first check lists it once, and names the other calls."""
