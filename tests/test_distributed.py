@@ -60,6 +60,7 @@ from tests.strategies import make_tensor
 from tests.support import Say, fake_gpus, real_world, same_device
 
 say = Say(__name__)
+ALONE = "alone, in a group the test simulates"  # a rank run in this process (train_simulated)
 LEFT_INITIALISED = (  # one message wherever a rank is left in the group: one mistake, said once
     "left the process group initialised: the group is this process's until it is destroyed, "
     "whichever way the rank ends"
@@ -671,7 +672,7 @@ def test_ranks_read_disjoint_shards_that_cover_the_dataset(kata, world):
     ranks = train_simulated(kata, problem, world_size)
     per_epoch = problem.n // world_size
     for r in ranks:
-        call = f"train_rank({r.rank}, {world_size}, {problem}) in a simulated world"
+        call = f"train_rank({r.rank}, {world_size}, {problem}) {ALONE}"
         assert r.asked == [(r.init_method, r.rank, world_size)], say(
             call,
             f"joined the group as {r.asked}; expected init_method=init_method, rank={r.rank}, "
@@ -710,7 +711,7 @@ def test_every_epoch_reads_a_new_shuffle(kata, world):
     ranks = train_simulated(kata, problem, world_size)
     per_epoch = problem.n // world_size
     for r in ranks:
-        call = f"train_rank({r.rank}, {world_size}, {problem}) in a simulated world"
+        call = f"train_rank({r.rank}, {world_size}, {problem}) {ALONE}"
         want = shard_orders(problem, world_size, r.rank)
         got = [r.reads[e * per_epoch : (e + 1) * per_epoch] for e in range(problem.epochs)]
         for epoch in range(1, problem.epochs):
@@ -737,7 +738,7 @@ def test_each_rank_steps_on_the_ddp_averaged_gradient(kata, world):
     world_size, problem = world
     ranks = train_simulated(kata, problem, world_size)
     for r in ranks:
-        call = f"train_rank({r.rank}, {world_size}, {problem}) in a simulated world"
+        call = f"train_rank({r.rank}, {world_size}, {problem}) {ALONE}"
         steps = steps_alone(problem, world_size, r.rank)
         want = plain_sgd(problem, linear_fn(problem), steps)
         check_state(call, r.state, want, hint=3)
