@@ -21,8 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
+import torch.distributed as dist  # given: where the calls live is not the lesson
+import torch.multiprocessing as mp
 from torch import nn
-from torch.utils.data import Dataset
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
 
 TRAINING = ("model_fn", "dataset", "epochs", "batch_size", "lr", "seed")

@@ -14,18 +14,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
+import torch.distributed as dist  # given: where the calls live is not the lesson
+import torch.multiprocessing as mp
 from torch import nn
-from torch.utils.data import Dataset
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, Dataset, DistributedSampler
 
 # BEGIN SOLUTION
 # isort: split
 import tempfile
 import time
-
-import torch.distributed as dist
-import torch.multiprocessing as mp
-from torch.nn.parallel import DistributedDataParallel
-from torch.utils.data import DataLoader, DistributedSampler
 
 # END SOLUTION
 
