@@ -163,6 +163,27 @@ def steps_together(problem: Problem, world_size: int) -> list[list[int]]:
     return [[i for batch in step for i in batch] for step in zip(*per_rank, strict=True)]
 
 
+def stale_alone(problem: Problem, world_size: int, rank: int) -> list[list[int]]:
+    """`steps_alone` of a sampler never told a new epoch: epoch 0's batches, every epoch."""
+    first = batches(shard_orders(problem, world_size, rank)[0], problem.batch_size)
+    return first * problem.epochs
+
+
+def stale_together(problem: Problem, world_size: int) -> list[list[int]]:
+    """`steps_together` of ranks whose samplers are never told a new epoch."""
+    per_rank = [stale_alone(problem, world_size, rank) for rank in range(world_size)]
+    return [[i for batch in step for i in batch] for step in zip(*per_rank, strict=True)]
+
+
+def stale(problem: Problem) -> str:
+    """What a test says when the weights are those of every epoch reading epoch 0's order."""
+    return (
+        f"ended with the weights of {problem.epochs} epochs that all read epoch 0's order: "
+        "DistributedSampler shuffles with seed + epoch, and its epoch is whatever it was last "
+        "told. Unlike a DataLoader with shuffle=True, it never reshuffles by itself"
+    )
+
+
 def plain_sgd(problem, model_fn, steps, *, lr=None) -> dict[str, torch.Tensor]:
     """One process, no DDP: seed, build, and one SGD step on the mean squared error per batch."""
     x, y = problem.data()
@@ -379,15 +400,8 @@ def test_one_rank_trains_like_one_process(kata, device, problem):
     check_state(call, got, want, hint=3)
     wrong = differences(got, want)
     if wrong and problem.epochs > 1:
-        first = batches(shard_orders(problem, 1, 0)[0], problem.batch_size)
-        stale = plain_sgd(problem, model_fn, first * problem.epochs)
-        assert differences(got, stale), say(
-            call,
-            f"ended with the weights of {problem.epochs} epochs that all read epoch 0's order: "
-            "DistributedSampler shuffles with seed + epoch, and its epoch is whatever it was "
-            "last told. Unlike a DataLoader with shuffle=True, it never reshuffles by itself",
-            hint=2,
-        )
+        repeated = plain_sgd(problem, model_fn, stale_alone(problem, 1, 0))
+        assert differences(got, repeated), say(call, stale(problem), hint=2)
     assert not wrong, say(
         call,
         f"ended with {', '.join(wrong)} different from one process that seeds with seed, "
@@ -744,6 +758,11 @@ def test_each_rank_steps_on_the_ddp_averaged_gradient(kata, world):
         check_state(call, r.state, want, hint=3)
         if not differences(r.state, want):
             continue
+        if problem.epochs > 1:
+            repeated = plain_sgd(
+                problem, linear_fn(problem), stale_alone(problem, world_size, r.rank)
+            )
+            assert differences(r.state, repeated), say(call, stale(problem), hint=2)
         halved = plain_sgd(problem, linear_fn(problem), steps, lr=problem.lr / world_size)
         assert differences(r.state, halved), say(
             call,
@@ -1114,6 +1133,11 @@ def test_two_ranks_train_like_one_process_on_the_full_batch(device, two_ranks):
     want = plain_sgd(problem, model_fn, steps_together(problem, 2))
     for rank, state in enumerate(states):
         wrong = differences(linear_part(state), want)
+        if wrong and problem.epochs > 1:
+            repeated = plain_sgd(problem, model_fn, stale_together(problem, 2))
+            assert differences(linear_part(state), repeated), say(
+                two_ranks.call, stale(problem), hint=2
+            )
         assert not wrong, say(
             two_ranks.call,
             f"ended with {', '.join(wrong)} on rank {rank} different from one process training "
