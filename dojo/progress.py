@@ -69,7 +69,8 @@ def _with_others(message: str, repeats: int, calls: list[str]) -> str:
         lines.append(f"(shown once: {repeats} failures say this)")
     if calls:
         tests = f"{len(calls)} more {'test' if len(calls) == 1 else 'tests'}"
-        named = "; ".join(shorten(c, 160) for c in dict.fromkeys(calls))  # each call once
+        # each call once, without the comma that led into what was said of it
+        named = "; ".join(shorten(c.rstrip(",;: "), 160) for c in dict.fromkeys(calls))
         lines.append(f"({tests} failed the same way, calling {named})")
     return "\n".join(lines)
 

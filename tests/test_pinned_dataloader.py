@@ -460,9 +460,10 @@ def moved_by(call: str, moves: list[Move], device, pinned) -> Callable:
                 f"nothing on {target.type} can overlap with the copy, and a non-blocking copy to "
                 "the host may return before its data has arrived"
             )
+        # What is moved where belongs to the call: one problem met by several calls reads once.
         assert move.non_blocking == want, say(
-            call,
-            f"moved {path}, a {kind} tensor, to {target} with non_blocking={move.non_blocking}; "
+            f"{call}, moving {path} to {target},",
+            f"copied a {kind} tensor with non_blocking={move.non_blocking}; "
             f"expected non_blocking={want}: {why}",
             hint=1,
         )
