@@ -863,18 +863,21 @@ def test_amp_step_returns_the_loss_as_a_float32_tensor(kata, problem, dtype):
     )
 
 
+def read_back(step) -> str:
+    """What a test says of a step that read values back (one message: one problem, said once)."""
+    return (
+        f"read values back to the host ({', '.join(step.read_backs)}); on a GPU each one makes "
+        "the host wait for the device, so a step that reads nothing back keeps every value it "
+        "uses (the loss, the scale) on the device"
+    )
+
+
 @SOME
 @given(problem=problems(), dtype=st.sampled_from(HALF), max_norm=st.sampled_from([None, 0.5]))
 @example(problem=Problem(3, 2, 4, 0, "Adam", "mse_loss"), dtype=torch.float16, max_norm=0.5)
 def test_amp_step_reads_nothing_back(kata, problem, dtype, max_norm):
     step = run_step(kata, problem, CPU, dtype, hint=4, max_norm=max_norm)
-    assert not step.read_backs, say(
-        step.call,
-        f"read values back to the host ({', '.join(step.read_backs)}); on a GPU each one makes "
-        "the host wait for the device, so a step that reads nothing back keeps every value it "
-        "uses (the loss, the scale) on the device",
-        hint=4,
-    )
+    assert not step.read_backs, say(step.call, read_back(step), hint=4)
 
 
 @SOME
@@ -1121,9 +1124,7 @@ def test_amp_step_on_the_device(kata, device, problem, max_norm):
     assert loss.dtype == torch.float32 and loss.grad_fn is None, say(
         step.call, f"returned {describe(loss)}; expected a detached float32 tensor", hint=4
     )
-    assert not step.read_backs, say(
-        step.call, f"read values back to the host ({', '.join(step.read_backs)})", hint=4
-    )
+    assert not step.read_backs, say(step.call, read_back(step), hint=4)
     the_steps(step, hint=3)
     check_cleared(step)
 
