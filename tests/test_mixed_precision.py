@@ -863,6 +863,17 @@ def test_amp_step_returns_the_loss_as_a_float32_tensor(kata, problem, dtype):
     )
 
 
+def clipped_scaled(got, expected: float, scale: float) -> str:
+    """What a test says of gradients clipped while still multiplied by the scale (one message
+    wherever a test sees it: one problem, said once)."""
+    return (
+        f"stepped the optimizer on gradients of norm {norm_of(got):.4g}; expected "
+        f"{expected:.4g}, the true (unscaled) gradients' norm, at most max_norm: "
+        f"{norm_of(got):.4g} is max_norm divided by the scale, {scale:g}: they were clipped while "
+        "still multiplied by it, and clipping reads their norm"
+    )
+
+
 def read_back(step) -> str:
     """What a test says of a step that read values back (one message: one problem, said once)."""
     return (
@@ -921,19 +932,18 @@ def test_amp_step_clips_in_true_units(kata, problem, init_scale, fraction):
     got = the_steps(step, hint=3)
     got_norm = norm_of(got)
     expected = min(norm, max_norm)
-    assert math.isclose(got_norm, expected, rel_tol=2e-2, abs_tol=1e-6), say(
-        step.call,
-        f"stepped the optimizer on gradients of norm {got_norm:.4g}; expected "
-        f"{expected:.4g}: the true, unscaled gradients have norm {norm:.4g}"
-        + (", clipped to max_norm" if norm > max_norm else ", within max_norm")
-        + (
-            f"; {got_norm:.4g} is max_norm divided by the scale, {init_scale:g}: they were "
-            "clipped while still multiplied by it, and clipping reads their norm"
-            if math.isclose(got_norm, max_norm / init_scale, rel_tol=5e-2)
-            else ""
-        ),
-        hint=3,
-    )
+    if not math.isclose(got_norm, expected, rel_tol=2e-2, abs_tol=1e-6):
+        if math.isclose(got_norm, max_norm / init_scale, rel_tol=5e-2):
+            pytest.fail(say(step.call, clipped_scaled(got, expected, init_scale), hint=3))
+        pytest.fail(
+            say(
+                step.call,
+                f"stepped the optimizer on gradients of norm {got_norm:.4g}; expected "
+                f"{expected:.4g}: the true, unscaled gradients have norm {norm:.4g}"
+                + (", clipped to max_norm" if norm > max_norm else ", within max_norm"),
+                hint=3,
+            )
+        )
     cosine = float(
         sum((a * b).sum() for a, b in zip(got, want, strict=True)) / max(got_norm * norm, 1e-30)
     )
@@ -1062,19 +1072,20 @@ def test_amp_step_recovers_after_an_overflow(kata, problem, max_norm):
     step = training.step(what=", the call after an overflowing step")
     got = the_steps(step, hint=3)
     finite = all(bool(torch.isfinite(g).all()) for g in got)
-    clipped_scaled = max_norm is not None and math.isclose(
+    was_clipped_scaled = max_norm is not None and math.isclose(
         norm_of(got), max_norm / scale, rel_tol=5e-2
     )
-    assert finite and math.isclose(norm_of(got), norm, rel_tol=2e-2), say(
-        step.call,
-        f"stepped on gradients of norm {norm_of(got):.4g}; expected the step's own, {norm:.4g}"
-        + (
-            f": {norm_of(got):.4g} is max_norm divided by the scale, {scale:g}: they were "
-            "clipped while still multiplied by it, and clipping reads their norm"
-            if clipped_scaled
-            else ": the overflowing step's gradients must not reach the next one"
-        ),
-        hint=3,
+    if finite and math.isclose(norm_of(got), norm, rel_tol=2e-2):
+        return
+    if was_clipped_scaled:
+        pytest.fail(say(step.call, clipped_scaled(got, norm, scale), hint=3))
+    pytest.fail(
+        say(
+            step.call,
+            f"stepped on gradients of norm {norm_of(got):.4g}; expected the step's own, "
+            f"{norm:.4g}: the overflowing step's gradients must not reach the next one",
+            hint=3,
+        )
     )
 
 
