@@ -581,7 +581,9 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("text", nargs="*", help="the message (or paste it on standard input)")
     e.add_argument("--list", action="store_true", help="every message the index explains")
     e.add_argument(
-        "--fix", action="store_true", help="show the fix even when it is a kata's lesson not done"
+        "--fix",
+        action="store_true",
+        help="show the fix even when it is the lesson of a kata not done yet",
     )
     d = sub.add_parser("doctor", help="what this machine can run")
     d.add_argument("rest", nargs=argparse.REMAINDER)
