@@ -156,10 +156,11 @@ def steps_alone(problem: Problem, world_size: int, rank: int) -> list[list[int]]
     ]
 
 
-def steps_together(problem: Problem, world_size: int) -> list[list[int]]:
-    """What one process must read to match `world_size` ranks: at each step, the union of the
-    ranks' batches (with a mean loss, DDP's average of the ranks' gradients is its gradient)."""
-    per_rank = [steps_alone(problem, world_size, rank) for rank in range(world_size)]
+def steps_together(problem: Problem, world_size: int, alone=steps_alone) -> list[list[int]]:
+    """What one process must read to match `world_size` ranks, each reading `alone(problem,
+    world_size, rank)`: at each step, the union of the ranks' batches (with a mean loss, DDP's
+    average of the ranks' gradients is its gradient)."""
+    per_rank = [alone(problem, world_size, rank) for rank in range(world_size)]
     return [[i for batch in step for i in batch] for step in zip(*per_rank, strict=True)]
 
 
@@ -167,12 +168,6 @@ def stale_alone(problem: Problem, world_size: int, rank: int) -> list[list[int]]
     """`steps_alone` of a sampler never told a new epoch: epoch 0's batches, every epoch."""
     first = batches(shard_orders(problem, world_size, rank)[0], problem.batch_size)
     return first * problem.epochs
-
-
-def stale_together(problem: Problem, world_size: int) -> list[list[int]]:
-    """`steps_together` of ranks whose samplers are never told a new epoch."""
-    per_rank = [stale_alone(problem, world_size, rank) for rank in range(world_size)]
-    return [[i for batch in step for i in batch] for step in zip(*per_rank, strict=True)]
 
 
 def stale(problem: Problem) -> str:
@@ -1134,7 +1129,7 @@ def test_two_ranks_train_like_one_process_on_the_full_batch(device, two_ranks):
     for rank, state in enumerate(states):
         wrong = differences(linear_part(state), want)
         if wrong and problem.epochs > 1:
-            repeated = plain_sgd(problem, model_fn, stale_together(problem, 2))
+            repeated = plain_sgd(problem, model_fn, steps_together(problem, 2, alone=stale_alone))
             assert differences(linear_part(state), repeated), say(
                 two_ranks.call, stale(problem), hint=2
             )

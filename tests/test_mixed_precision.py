@@ -863,9 +863,12 @@ def test_amp_step_returns_the_loss_as_a_float32_tensor(kata, problem, dtype):
     )
 
 
-def clipped_scaled(got, expected: float, scale: float) -> str:
-    """What a test says of gradients clipped while still multiplied by the scale (one message
-    wherever a test sees it: one problem, said once)."""
+def clipped_scaled(got, expected: float, scale: float, max_norm: float | None) -> str | None:
+    """What a test says when `got`, the gradients stepped on, were clipped while still
+    multiplied by the scale (their norm is max_norm / scale); None when they were not. One
+    message wherever a test sees it: one problem, said once."""
+    if max_norm is None or not math.isclose(norm_of(got), max_norm / scale, rel_tol=5e-2):
+        return None
     return (
         f"stepped the optimizer on gradients of norm {norm_of(got):.4g}; expected "
         f"{expected:.4g}, the true (unscaled) gradients' norm, at most max_norm: "
@@ -933,8 +936,8 @@ def test_amp_step_clips_in_true_units(kata, problem, init_scale, fraction):
     got_norm = norm_of(got)
     expected = min(norm, max_norm)
     if not math.isclose(got_norm, expected, rel_tol=2e-2, abs_tol=1e-6):
-        if math.isclose(got_norm, max_norm / init_scale, rel_tol=5e-2):
-            pytest.fail(say(step.call, clipped_scaled(got, expected, init_scale), hint=3))
+        if seen := clipped_scaled(got, expected, init_scale, max_norm):
+            pytest.fail(say(step.call, seen, hint=3))
         pytest.fail(
             say(
                 step.call,
@@ -1072,13 +1075,10 @@ def test_amp_step_recovers_after_an_overflow(kata, problem, max_norm):
     step = training.step(what=", the call after an overflowing step")
     got = the_steps(step, hint=3)
     finite = all(bool(torch.isfinite(g).all()) for g in got)
-    was_clipped_scaled = max_norm is not None and math.isclose(
-        norm_of(got), max_norm / scale, rel_tol=5e-2
-    )
     if finite and math.isclose(norm_of(got), norm, rel_tol=2e-2):
         return
-    if was_clipped_scaled:
-        pytest.fail(say(step.call, clipped_scaled(got, norm, scale), hint=3))
+    if seen := clipped_scaled(got, norm, scale, max_norm):
+        pytest.fail(say(step.call, seen, hint=3))
     pytest.fail(
         say(
             step.call,
