@@ -29,10 +29,9 @@ def _empty() -> dict:
         "blocked": 0,  # could not run: the kata's file does not import
         "skipped": 0,  # need a GPU (or two) this machine does not have
         "given": 0,  # tests of the stub's given code that pass: not the learner's progress
-        "messages": [],
-        "repeats": [],  # how many failures said each message
-        "calls": [],  # per message: the other calls that failed the same way (problem_key)
-        "keys": [],  # per message: its problem_key
+        # One per message shown: its text, how many failures said it, the other calls that
+        # failed the same way, and its problem_key. `snapshot` turns them into "messages".
+        "failures": [],
         "unwritten": [],
         "problem": "",
     }
@@ -51,20 +50,16 @@ def snapshot() -> dict[str, dict]:
     is one problem met by several calls (`problem_key`), which names the other calls."""
     out = {}
     for name, counts in _stats.items():
-        c = dict(counts)
+        c = {k: v for k, v in counts.items() if k != "failures"}
         c["messages"] = [
-            _with_others(m, n, calls)
-            for m, n, calls in zip(
-                counts["messages"], counts["repeats"], counts["calls"], strict=True
-            )
+            _with_others(f["text"], f["repeats"], f["calls"]) for f in counts["failures"]
         ]
-        del c["repeats"], c["calls"], c["keys"]
         out[name] = c
     return out
 
 
-def _with_others(message: str, repeats: int, calls: list[str]) -> str:
-    lines = [message]
+def _with_others(text: str, repeats: int, calls: list[str]) -> str:
+    lines = [text]
     if repeats > 1:
         lines.append(f"(shown once: {repeats} failures say this)")
     if calls:
@@ -166,19 +161,19 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
             text = shorten(report.longreprtext.strip())
             if text.startswith("could not import"):
                 counts["problem"] = text.partition(". Fix that first")[0]
-            elif text in counts["messages"]:
-                counts["repeats"][counts["messages"].index(text)] += 1
             else:
                 said = dict(report.user_properties)
                 call = said.get("call")
                 key = problem_key(text, call, said.get("same"))
-                if key is not None and key in counts["keys"]:
-                    counts["calls"][counts["keys"].index(key)].append(call)
+                failures = counts["failures"]
+                if same := next((f for f in failures if f["text"] == text), None):
+                    same["repeats"] += 1
+                elif key is not None and (
+                    same := next((f for f in failures if f["key"] == key), None)
+                ):
+                    same["calls"].append(call)
                 else:
-                    counts["messages"].append(text)
-                    counts["repeats"].append(1)
-                    counts["calls"].append([])
-                    counts["keys"].append(key)
+                    failures.append({"text": text, "repeats": 1, "calls": [], "key": key})
     elif "given" in report.keywords:
         counts["given"] += 1
     else:
